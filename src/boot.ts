@@ -1,0 +1,66 @@
+import type { ContextManager } from '@opentelemetry/api';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { Agent } from './agent.js';
+import type { Config } from './config.js';
+import { registerEsmHook } from './esm-hook.js';
+import { HttpSender } from './export/http-sender.js';
+import { PyroscopeExporter } from './export/pyroscope-exporter.js';
+import { type Logger, reason } from './log.js';
+import { Profiler } from './profiler.js';
+import { installShutdown } from './shutdown.js';
+import { LinkingContextManager } from './span-link/context.js';
+import type { LabelRegistry } from './span-link/labels.js';
+import { SpanLinkProcessor } from './span-link/processor.js';
+import type { Started } from './start.js';
+import { startTracing, type Tracing } from './tracing.js';
+
+/** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
+const MAX_QUEUED_UPLOADS = 32;
+
+/**
+ * Starts the parts the config asks for, in the order they depend on each other: ESM hook (before
+ * any app import), sampler (the context manager writes to it), tracing (with the link processor),
+ * then windows and the exit hooks.
+ */
+export function boot(config: Config, log: Logger): Started {
+  const sender = new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log });
+  const tracingOn = !config.sdkDisabled;
+
+  let profiler: Profiler | undefined;
+  if (config.profiles.length > 0) {
+    try {
+      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel });
+      profiler.start();
+      if (!profiler.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
+    } catch (error) {
+      profiler = undefined;
+      log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
+    }
+  }
+  const exporter = profiler && config.pyroscope.serverAddress ? new PyroscopeExporter(config, config.pyroscope.serverAddress) : undefined;
+  if (profiler && !exporter) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
+
+  let tracing: Tracing | undefined;
+  if (tracingOn) {
+    try {
+      registerEsmHook();
+      let linkProcessor: SpanProcessor | undefined;
+      let contextManager: ContextManager | undefined;
+      if (profiler?.linksSamples) {
+        const registry: LabelRegistry = new WeakMap();
+        linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
+        contextManager = new LinkingContextManager(registry, profiler.sink, profiler.frameCarriesContext);
+      }
+      tracing = startTracing({ config, sender, log, linkProcessor, contextManager });
+    } catch (error) {
+      tracing = undefined;
+      log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
+    }
+  }
+
+  const agent = new Agent({ config, log, sender, profiler, exporter, tracing });
+  agent.startWindows();
+  const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
+  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.frameCarriesContext ?? 'n/a'}`);
+  return { agent, config, log, uninstall };
+}

@@ -1,0 +1,341 @@
+/**
+ * Configuration: one table that maps every CLI flag to the env var the preload reads, and one
+ * pure parser `readConfig(env)` that both sides use. The CLI turns flags into env and rejects
+ * problems (exit 2); the preload turns the same problems into one warning each and falls back
+ * to the default, so the app always runs.
+ */
+
+export type ProfileType = 'cpu' | 'wall';
+export type SpanScope = 'root' | 'all';
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+export type TracesExporter = 'otlp' | 'console' | 'none';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
+
+export const PROFILE_TYPES: readonly ProfileType[] = ['cpu', 'wall'];
+const SPAN_SCOPES: readonly SpanScope[] = ['root', 'all'];
+const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
+const TRACES_EXPORTERS: readonly TracesExporter[] = ['otlp', 'console', 'none'];
+const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
+
+export interface Config {
+  /** service.name of spans and the service name of profiles: one value for both (Grafana joins on it). */
+  serviceName: string;
+  pyroscope: {
+    /** Base URL of Pyroscope; undefined = profiles are not uploaded. */
+    serverAddress: string | undefined;
+    authToken: string | undefined;
+    basicAuthUser: string | undefined;
+    basicAuthPassword: string | undefined;
+    tenantId: string | undefined;
+    headers: Record<string, string>;
+    labels: Record<string, string>;
+    uploadTimeoutMs: number;
+  };
+  profiles: ProfileType[];
+  spanScope: SpanScope;
+  /** Label samples with trace_id too. Off by default: Pyroscope's distributor keeps only span_id per sample (pkg/distributor, GroupSamplesWithoutLabels), every other sample label becomes a series label. */
+  traceIdLabel: boolean;
+  flushIntervalMs: number;
+  samplingIntervalMicros: number;
+  shutdownTimeoutMs: number;
+  logLevel: LogLevel;
+  traces: {
+    exporter: TracesExporter;
+    protocol: OtlpProtocol;
+    /** Already resolved: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT verbatim, or OTEL_EXPORTER_OTLP_ENDPOINT + signal path. */
+    endpoint: string | undefined;
+    headers: Record<string, string>;
+    /** OTEL_BSP_* batching, as the SDK's BatchSpanProcessor reads it. */
+    batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
+  };
+  sdkDisabled: boolean;
+  /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual. */
+  metricsRequested: boolean;
+  logsRequested: boolean;
+}
+
+export interface Problem {
+  /** The env var at fault. */
+  env: string;
+  /** What is wrong, without the value when the setting is secret. */
+  message: string;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = (message: string): Parsed<never> => ({ ok: false, message });
+
+/** One row of the flag ↔ env table. `parse` gets the raw env string (never empty). */
+export interface Setting<T = unknown> {
+  /** Long flag without dashes, e.g. `server`. */
+  flag: string;
+  /** Value placeholder shown in --help, e.g. `<url>`. */
+  arg: string;
+  env: string;
+  description: string;
+  /** Default as shown in --help; undefined = none. */
+  defaultText?: string;
+  secret?: boolean;
+  parse: (raw: string) => Parsed<T>;
+}
+
+function integer(min: number, max: number, unit: string) {
+  return (raw: string): Parsed<number> => {
+    const text = raw.trim();
+    if (!/^\d+$/.test(text)) return bad(`must be a whole number of ${unit}`);
+    const value = Number(text);
+    if (value < min || value > max) return bad(`must be between ${min} and ${max} ${unit}`);
+    return ok(value);
+  };
+}
+
+function oneOf<T extends string>(allowed: readonly T[]) {
+  return (raw: string): Parsed<T> => {
+    const value = raw.trim().toLowerCase() as T;
+    return allowed.includes(value) ? ok(value) : bad(`must be one of ${allowed.join(', ')}`);
+  };
+}
+
+export function parseUrl(raw: string): Parsed<string> {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return bad('must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('must be an http:// or https:// URL');
+  return ok(url.toString().replace(/\/+$/, ''));
+}
+
+/**
+ * `k=v,k2=v2`, the PYROSCOPE_LABELS form of the Java/.NET SDKs. Keys must survive the server's
+ * label-set parser (`[A-Za-z0-9_.]`, not starting `__`); values are escaped at upload time.
+ */
+export function parseLabels(raw: string): Parsed<Record<string, string>> {
+  const labels: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) return bad(`"${part.trim()}" is not key=value`);
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) return bad(`label key "${key}" may only hold letters, digits, _ and . and must not start with a digit`);
+    if (key.startsWith('__')) return bad(`label key "${key}" starts with __, which Pyroscope reserves`);
+    if (value === '') return bad(`label "${key}" has an empty value`);
+    labels[key] = value;
+  }
+  return ok(labels);
+}
+
+/**
+ * Header lists in the OTEL_EXPORTER_OTLP_HEADERS form: `k=v,k2=v2`, values URL-encoded.
+ * Messages never echo a value: headers carry credentials.
+ */
+export function parseHeaders(raw: string): Parsed<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const name = eq > 0 ? part.slice(0, eq).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return bad('each entry must be name=value with a valid header name');
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return bad(`the value of header "${name}" is not valid URL encoding`);
+    }
+    headers[name.toLowerCase()] = value;
+  }
+  return ok(headers);
+}
+
+function parseProfiles(raw: string): Parsed<ProfileType[]> {
+  const words = raw.split(',').map((w) => w.trim().toLowerCase()).filter((w) => w !== '');
+  if (words.length === 1 && words[0] === 'none') return ok([]);
+  const out: ProfileType[] = [];
+  for (const word of words) {
+    if (!PROFILE_TYPES.includes(word as ProfileType)) return bad(`unknown profile type "${word}" (known: ${PROFILE_TYPES.join(', ')}, or none)`);
+    if (!out.includes(word as ProfileType)) out.push(word as ProfileType);
+  }
+  if (out.length === 0) return bad(`must list profile types (${PROFILE_TYPES.join(', ')}) or be none`);
+  return ok(out);
+}
+
+function onOff(raw: string): Parsed<boolean> {
+  const value = raw.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(value)) return ok(true);
+  if (['off', 'false', '0', 'no'].includes(value)) return ok(false);
+  return bad('must be on or off');
+}
+
+const text = (raw: string): Parsed<string> => (raw.trim() === '' ? bad('must not be empty') : ok(raw.trim()));
+
+/** The table. Order is the order of `--help`. */
+export const SETTINGS = {
+  serviceName: { flag: 'service-name', arg: '<name>', env: 'OTEL_SERVICE_NAME', description: 'service.name of spans and profiles (else PYROSCOPE_APPLICATION_NAME, else package.json name)', parse: text },
+  server: { flag: 'server', arg: '<url>', env: 'PYROSCOPE_SERVER_ADDRESS', description: 'Pyroscope base URL that receives profiles at /ingest', parse: parseUrl },
+  authToken: { flag: 'auth-token', arg: '<token>', env: 'PYROSCOPE_AUTH_TOKEN', description: 'bearer token for Pyroscope', secret: true, parse: text },
+  basicAuthUser: { flag: 'basic-auth-user', arg: '<user>', env: 'PYROSCOPE_BASIC_AUTH_USER', description: 'basic-auth user for Pyroscope (Grafana Cloud: the numeric user)', parse: text },
+  basicAuthPassword: { flag: 'basic-auth-password', arg: '<password>', env: 'PYROSCOPE_BASIC_AUTH_PASSWORD', description: 'basic-auth password for Pyroscope (Grafana Cloud: an API token)', secret: true, parse: text },
+  tenantId: { flag: 'tenant-id', arg: '<id>', env: 'PYROSCOPE_TENANT_ID', description: 'tenant sent as X-Scope-OrgID', parse: text },
+  pyroscopeHeaders: { flag: 'pyroscope-headers', arg: '<k=v,...>', env: 'PYRO_RUN_PYROSCOPE_HEADERS', description: 'extra HTTP headers for Pyroscope uploads (values URL-encoded)', secret: true, parse: parseHeaders },
+  labels: { flag: 'labels', arg: '<k=v,...>', env: 'PYROSCOPE_LABELS', description: 'static labels added to every profile', parse: parseLabels },
+  profiles: { flag: 'profiles', arg: '<list>', env: 'PYRO_RUN_PROFILES', description: 'profiles to collect: cpu, wall, or none', defaultText: 'cpu,wall', parse: parseProfiles },
+  spanScope: { flag: 'span-scope', arg: '<scope>', env: 'PYRO_RUN_SPAN_SCOPE', description: 'root: samples carry the local-root span; all: each span its own', defaultText: 'root', parse: oneOf(SPAN_SCOPES) },
+  traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'off', parse: onOff },
+  flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
+  samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
+  uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one profile upload request', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
+  shutdownTimeout: { flag: 'shutdown-timeout', arg: '<ms>', env: 'PYRO_RUN_SHUTDOWN_TIMEOUT_MS', description: 'deadline for the final flush at exit', defaultText: '5000', parse: integer(0, 600_000, 'milliseconds') },
+  logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
+  tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
+  otlpEndpoint: { flag: 'otlp-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', description: 'OTLP base URL for traces (the /v1/traces path is added)', defaultText: 'http://localhost:4318', parse: parseUrl },
+  otlpTracesEndpoint: { flag: 'otlp-traces-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'full OTLP traces URL (used as given)', parse: parseUrl },
+  otlpProtocol: { flag: 'otlp-protocol', arg: '<protocol>', env: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: `OTLP protocol: ${OTLP_PROTOCOLS.join(', ')}`, defaultText: 'http/protobuf', parse: oneOf(OTLP_PROTOCOLS) },
+  otlpHeaders: { flag: 'otlp-headers', arg: '<k=v,...>', env: 'OTEL_EXPORTER_OTLP_HEADERS', description: 'headers sent with OTLP exports (values URL-encoded)', secret: true, parse: parseHeaders },
+} satisfies Record<string, Setting<any>>;
+
+export type SettingKey = keyof typeof SETTINGS;
+type ValueOf<K extends SettingKey> = (typeof SETTINGS)[K] extends Setting<infer T> ? T : never;
+
+/** Env vars read outside the table (no flag of their own). */
+export const ENV = {
+  applicationName: 'PYROSCOPE_APPLICATION_NAME',
+  resourceAttributes: 'OTEL_RESOURCE_ATTRIBUTES',
+  otlpTracesProtocol: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  otlpTracesHeaders: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  sdkDisabled: 'OTEL_SDK_DISABLED',
+  metricsExporter: 'OTEL_METRICS_EXPORTER',
+  logsExporter: 'OTEL_LOGS_EXPORTER',
+  bspMaxQueueSize: 'OTEL_BSP_MAX_QUEUE_SIZE',
+  bspMaxExportBatchSize: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+  bspScheduleDelay: 'OTEL_BSP_SCHEDULE_DELAY',
+} as const;
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface Facts {
+  /** `name` of the app's package.json, the last fallback for the service name. */
+  packageName?: string | undefined;
+}
+
+/** Reads one setting; an unset or blank var is "not given", a bad one is a Problem. */
+export function readSetting<K extends SettingKey>(env: Env, key: K, problems: Problem[]): ValueOf<K> | undefined {
+  const setting: Setting<ValueOf<K>> = SETTINGS[key] as unknown as Setting<ValueOf<K>>;
+  return readVar(env, setting.env, setting.parse, problems);
+}
+
+function readVar<T>(env: Env, name: string, parse: (raw: string) => Parsed<T>, problems: Problem[]): T | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const parsed = parse(raw);
+  if (parsed.ok) return parsed.value;
+  problems.push({ env: name, message: `${name} ${parsed.message}` });
+  return undefined;
+}
+
+/** service.name from OTEL_RESOURCE_ATTRIBUTES (`k=v,...`, URL-encoded values), as the OTel env detector reads it. */
+function serviceNameFromResourceAttributes(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  for (const part of raw.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === 'service.name') {
+      try {
+        const value = decodeURIComponent(part.slice(eq + 1).trim());
+        return value === '' ? undefined : value;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The traces URL the OTLP/HTTP exporter will post to, per the OTel spec's endpoint rules. */
+function tracesEndpoint(signalUrl: string | undefined, baseUrl: string | undefined, protocol: OtlpProtocol): string | undefined {
+  if (signalUrl !== undefined) return signalUrl;
+  if (baseUrl === undefined) return undefined;
+  return protocol === 'grpc' ? baseUrl : `${baseUrl}/v1/traces`;
+}
+
+const truthy = (raw: string | undefined) => raw !== undefined && ['true', '1', 'yes', 'on'].includes(raw.trim().toLowerCase());
+
+/**
+ * env → Config. Pure: the caller passes env and facts, nothing global is read. Every bad
+ * value becomes a Problem and the default is used in its place.
+ */
+export function readConfig(env: Env, facts: Facts = {}): { config: Config; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const get = <K extends SettingKey>(key: K) => readSetting(env, key, problems);
+
+  const protocol = readVar(env, ENV.otlpTracesProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? get('otlpProtocol') ?? 'http/protobuf';
+  const otlpHeaders = { ...get('otlpHeaders'), ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
+
+  const basicAuthUser = get('basicAuthUser');
+  const basicAuthPassword = get('basicAuthPassword');
+  if ((basicAuthUser === undefined) !== (basicAuthPassword === undefined)) {
+    const missing = basicAuthUser === undefined ? SETTINGS.basicAuthUser.env : SETTINGS.basicAuthPassword.env;
+    problems.push({ env: missing, message: `basic auth needs both ${SETTINGS.basicAuthUser.env} and ${SETTINGS.basicAuthPassword.env}; ${missing} is missing` });
+  }
+  const authToken = get('authToken');
+  const hasBasic = basicAuthUser !== undefined && basicAuthPassword !== undefined;
+  if (authToken !== undefined && hasBasic) {
+    problems.push({ env: SETTINGS.authToken.env, message: `${SETTINGS.authToken.env} and basic auth are both set; the bearer token is used` });
+  }
+
+  const serviceName =
+    get('serviceName') ??
+    serviceNameFromResourceAttributes(env[ENV.resourceAttributes]) ??
+    readVar(env, ENV.applicationName, text, problems) ??
+    facts.packageName ??
+    'unknown_service:node';
+
+  const config: Config = {
+    serviceName,
+    pyroscope: {
+      serverAddress: get('server'),
+      authToken,
+      basicAuthUser: hasBasic && authToken === undefined ? basicAuthUser : undefined,
+      basicAuthPassword: hasBasic && authToken === undefined ? basicAuthPassword : undefined,
+      tenantId: get('tenantId'),
+      headers: get('pyroscopeHeaders') ?? {},
+      labels: get('labels') ?? {},
+      uploadTimeoutMs: get('uploadTimeout') ?? 10_000,
+    },
+    profiles: get('profiles') ?? ['cpu', 'wall'],
+    spanScope: get('spanScope') ?? 'root',
+    traceIdLabel: get('traceIdLabel') ?? false,
+    flushIntervalMs: get('flushInterval') ?? 15_000,
+    samplingIntervalMicros: get('samplingInterval') ?? 10_000,
+    shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
+    logLevel: get('logLevel') ?? 'warn',
+    traces: {
+      exporter: get('tracesExporter') ?? 'otlp',
+      protocol,
+      endpoint: tracesEndpoint(get('otlpTracesEndpoint'), get('otlpEndpoint'), protocol),
+      headers: otlpHeaders,
+      batch: {
+        maxQueueSize: readVar(env, ENV.bspMaxQueueSize, integer(1, 1_000_000, 'spans'), problems) ?? 2048,
+        maxExportBatchSize: readVar(env, ENV.bspMaxExportBatchSize, integer(1, 1_000_000, 'spans'), problems) ?? 512,
+        scheduledDelayMillis: readVar(env, ENV.bspScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 5000,
+      },
+    },
+    sdkDisabled: truthy(env[ENV.sdkDisabled]),
+    metricsRequested: (env[ENV.metricsExporter] ?? '').trim() !== '',
+    logsRequested: (env[ENV.logsExporter] ?? '').trim() !== '',
+  };
+  return { config, problems };
+}
+
+/** Which env var a flag sets: the CLI's half of the table. */
+export function settingByFlag(flag: string): [SettingKey, Setting] | undefined {
+  for (const [key, setting] of Object.entries(SETTINGS) as [SettingKey, Setting][]) {
+    if (setting.flag === flag) return [key, setting];
+  }
+  return undefined;
+}
+
+/** Names of env vars whose values must never be printed. */
+export const SECRET_ENV: ReadonlySet<string> = new Set(
+  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders],
+);

@@ -1,0 +1,35 @@
+import { Worker } from 'node:worker_threads';
+import type { FlushJob } from './flush-worker.js';
+import type { Outgoing } from './outgoing.js';
+
+export interface FlushResult {
+  sent: number;
+  failed: number;
+  /** True when the deadline passed before every request had an answer. */
+  timedOut: boolean;
+}
+
+/**
+ * Sends the last requests synchronously, within the deadline. Used from process 'exit' and from
+ * signal handlers, where no more event-loop turns are coming: a worker thread does the I/O and
+ * this thread sleeps in Atomics.wait until it is done or the deadline passes. Never throws.
+ */
+export function sendBeforeExit(requests: Outgoing[], deadlineAt: number): FlushResult {
+  if (requests.length === 0) return { sent: 0, failed: 0, timedOut: false };
+  const shared = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
+  const slots = new Int32Array(shared);
+  const job: FlushJob = { requests, deadlineAt, shared };
+  let worker: Worker | undefined;
+  try {
+    worker = new Worker(new URL('./flush-worker.js', import.meta.url), { workerData: job, stdout: true, stderr: true });
+    worker.unref();
+    const wait = Math.max(0, deadlineAt - Date.now());
+    const outcome = Atomics.wait(slots, 0, 0, wait);
+    const done = outcome !== 'timed-out';
+    return { sent: Atomics.load(slots, 1), failed: done ? Atomics.load(slots, 2) : requests.length - Atomics.load(slots, 1), timedOut: !done };
+  } catch {
+    return { sent: 0, failed: requests.length, timedOut: false };
+  } finally {
+    void worker?.terminate().catch(() => undefined);
+  }
+}

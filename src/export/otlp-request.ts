@@ -1,0 +1,26 @@
+import { createRequire } from 'node:module';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Config } from '../config.js';
+import type { Outgoing } from './outgoing.js';
+
+const require = createRequire(import.meta.url);
+
+/** Default OTLP/HTTP traces URL (OTel spec: http://localhost:4318 + /v1/traces). */
+export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
+
+/**
+ * Serializes spans the way the OTLP/HTTP exporters do (the SDK's own serializers), into one
+ * request for our sender: protobuf for `http/protobuf`, JSON for `http/json`.
+ */
+export function otlpRequestBuilder(traces: Config['traces']): (spans: ReadableSpan[]) => Outgoing | undefined {
+  const { JsonTraceSerializer, ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  const json = traces.protocol === 'http/json';
+  const serializer = json ? JsonTraceSerializer : ProtobufTraceSerializer;
+  const url = traces.endpoint ?? DEFAULT_TRACES_URL;
+  const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
+  return (spans) => {
+    const body = serializer.serializeRequest(spans);
+    if (body === undefined) return undefined;
+    return { kind: 'spans', url, headers, body, what: `${spans.length} spans` };
+  };
+}

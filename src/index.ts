@@ -1,0 +1,47 @@
+/**
+ * Programmatic API, for apps that start pyro-run from code instead of the preload:
+ *
+ *   import { start } from 'pyro-run';
+ *   const pyro = start({ serviceName: 'checkout', server: 'http://pyroscope:4040' });
+ *   await pyro.shutdown();
+ *
+ * Options mirror the CLI flags and env vars (see SETTINGS); env vars fill what is not given.
+ * ESM apps still need the preload for framework spans of `import`ed modules.
+ */
+import { type Env, SETTINGS, type SettingKey } from './config.js';
+import { start as startFromEnv } from './start.js';
+
+export type { Config, ProfileType, SpanScope } from './config.js';
+export { SETTINGS } from './config.js';
+
+export type StartOptions = Partial<Record<SettingKey, string | number>>;
+
+export interface PyroRun {
+  /** Flushes the last profile window and pending spans (bounded by the shutdown timeout) and stops. */
+  shutdown(): Promise<void>;
+}
+
+const STARTED = Symbol.for('pyro-run.started');
+
+/** Options → the env the preload would read, over the process env. Pure. */
+export function envFromOptions(options: StartOptions, base: Env): Env {
+  const env: Record<string, string | undefined> = { ...base };
+  for (const [key, value] of Object.entries(options) as [SettingKey, string | number | undefined][]) {
+    if (value !== undefined && key in SETTINGS) env[SETTINGS[key].env] = String(value);
+  }
+  return env;
+}
+
+export function start(options: StartOptions = {}): PyroRun {
+  const global = globalThis as { [STARTED]?: boolean };
+  if (global[STARTED]) return { shutdown: () => Promise.resolve() };
+  global[STARTED] = true;
+  const started = startFromEnv(envFromOptions(options, process.env));
+  return {
+    async shutdown() {
+      if (!started) return;
+      started.uninstall();
+      await started.agent?.finishAsync(Date.now() + started.config.shutdownTimeoutMs);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Logger } from './log.js';
+
+/** What the exit paths drive: the same final flush, asynchronously where the loop still turns, synchronously where it does not. */
+export interface Finisher {
+  finishAsync(deadlineAt: number): Promise<void>;
+  finishSync(deadlineAt: number): void;
+}
+
+/** Signals whose default action is to end the process and after which users expect a flush. */
+const FLUSH_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/**
+ * A terminal's Ctrl-C reaches both the pyro-run CLI and the app (same process group), and the CLI
+ * relays it too: a repeat this soon is the same keypress, not a second one.
+ */
+const DUPLICATE_SIGNAL_MS = 500;
+
+/**
+ * One shutdown path for every way a process ends, bounded by one deadline:
+ * - event loop ran dry (`beforeExit`): flush asynchronously, holding the loop open until done;
+ * - `process.exit()`, uncaught exception, or any exit we did not see coming (`exit`): whatever is
+ *   still pending is flushed synchronously (a worker does the I/O) within what is left of the
+ *   deadline;
+ * - SIGTERM/SIGINT/SIGHUP with no handler of the app's: flush, then die of the same signal, so the
+ *   parent sees exactly what it would have seen without us. A second signal during the flush ends
+ *   the process at once. If the app has its own handler, the app decides; we flush when it exits.
+ */
+export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logger): () => void {
+  let deadlineAt: number | undefined;
+  let asyncDone: Promise<void> | undefined;
+  const deadline = () => (deadlineAt ??= Date.now() + timeoutMs);
+
+  const finishAsync = (): Promise<void> => {
+    asyncDone ??= finisher.finishAsync(deadline()).catch((error: unknown) => log.debug(`final flush failed: ${String(error)}`));
+    return asyncDone;
+  };
+
+  const onBeforeExit = () => {
+    if (asyncDone) return;
+    // Our uploads do not hold the loop open (their sockets are unref'd), so this timer does,
+    // until the flush is done or the deadline passes.
+    const hold = setTimeout(() => undefined, Math.max(0, deadline() - Date.now()));
+    void finishAsync().finally(() => clearTimeout(hold));
+  };
+
+  const onExit = () => {
+    try {
+      finisher.finishSync(deadline());
+    } catch (error) {
+      log.debug(`final flush failed: ${String(error)}`);
+    }
+  };
+
+  const firstSeen = new Map<NodeJS.Signals, number>();
+  const onSignal = (signal: NodeJS.Signals) => {
+    const now = Date.now();
+    const seen = firstSeen.get(signal);
+    if (seen !== undefined) {
+      if (now - seen < DUPLICATE_SIGNAL_MS) return;
+      die(signal);
+      return;
+    }
+    firstSeen.set(signal, now);
+    // The app listens too: its handler owns what happens next; `exit` will flush.
+    if (process.listenerCount(signal) > 1) return;
+    void finishAsync().finally(() => die(signal));
+  };
+
+  const die = (signal: NodeJS.Signals) => {
+    uninstall();
+    process.kill(process.pid, signal);
+  };
+
+  const uninstall = () => {
+    process.off('beforeExit', onBeforeExit);
+    process.off('exit', onExit);
+    for (const signal of FLUSH_SIGNALS) process.off(signal, onSignal);
+  };
+
+  process.on('beforeExit', onBeforeExit);
+  process.on('exit', onExit);
+  for (const signal of FLUSH_SIGNALS) process.on(signal, onSignal);
+  return uninstall;
+}

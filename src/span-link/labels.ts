@@ -1,0 +1,45 @@
+import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from '../wire.js';
+
+/** The part of a span we read: its name can change until it ends (an HTTP span learns its route). */
+interface NamedSpan {
+  readonly name: string;
+}
+
+/**
+ * What a profile sample taken inside a span's subtree is labelled with. One object per labelling
+ * span, shared by all its descendants, and handed to the sampler as its context: the sampler keeps
+ * a reference per sample, so the name is read when the window is serialized, not when the span
+ * started (`GET` becomes `GET /users/:id` once the router ran).
+ */
+export class SpanLabels {
+  private span: NamedSpan | undefined;
+  private finalName = '';
+
+  constructor(
+    readonly spanId: string,
+    readonly traceId: string,
+    span: NamedSpan,
+  ) {
+    this.span = span;
+  }
+
+  get spanName(): string {
+    return this.span ? this.span.name : this.finalName;
+  }
+
+  /** The span ended: keep its last name and let the span object go. */
+  ended(name: string): void {
+    this.finalName = name;
+    this.span = undefined;
+  }
+
+  /** The pprof labels of a sample. */
+  toLabels(withTraceId: boolean): Record<string, string> {
+    const labels: Record<string, string> = { [LABEL_SPAN_ID]: this.spanId, [LABEL_SPAN_NAME]: this.spanName };
+    if (withTraceId) labels[LABEL_TRACE_ID] = this.traceId;
+    return labels;
+  }
+}
+
+/** Span object → the labels its samples carry. Weak, so labels die with their spans. */
+export type LabelRegistry = WeakMap<object, SpanLabels>;

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
+import { Logger, reason } from './log.js';
+import { createRedactor } from './redact.js';
+import type { Agent } from './agent.js';
+
+/** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */
+const MIN_NODE: readonly [number, number] = [22, 15];
+
+export interface Started {
+  agent: Agent | undefined;
+  config: Config;
+  log: Logger;
+  /** Detaches the exit hooks (programmatic shutdown). */
+  uninstall: () => void;
+}
+
+export function isSupportedNode(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+}
+
+/** `name` of the nearest package.json above the entry script (or the cwd): the last fallback for service.name. */
+export function findPackageName(startDir: string): string | undefined {
+  let dir = startDir;
+  for (;;) {
+    try {
+      const name = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
+      if (typeof name === 'string' && name !== '') return name;
+    } catch {
+      // No (readable) package.json here: keep walking up.
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * Package-manager launchers (`pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's
+ * own Node process reads too): they are not the app, so they get no agent of their own.
+ */
+export function isLauncher(script: string | undefined): boolean {
+  if (!script) return false;
+  return /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|yarnpkg|corepack)(-cli)?(\.c?js)?$/.test(script) || /[\\/]node_modules[\\/](npm|pnpm|yarn|corepack)[\\/]bin[\\/]/.test(script);
+}
+
+function entryDir(argv: readonly string[]): string {
+  const script = argv[1];
+  return script ? path.dirname(path.resolve(script)) : process.cwd();
+}
+
+/**
+ * Boots everything inside the app's process. Never throws: each failing part is reported once
+ * and the rest goes on (profiling without tracing, tracing without profiling, or nothing).
+ */
+export function start(env: Env = process.env): Started | undefined {
+  if (isLauncher(process.argv[1])) return undefined;
+  const { config, problems } = readConfig(env, { packageName: findPackageName(entryDir(process.argv)) });
+  const secrets = [...SECRET_ENV].map((name) => env[name]);
+  secrets.push(config.pyroscope.authToken, config.pyroscope.basicAuthPassword, ...Object.values(config.pyroscope.headers), ...Object.values(config.traces.headers));
+  const log = new Logger(config.logLevel, createRedactor(secrets));
+  for (const problem of problems) log.warn(`${problem.message}; using the default`);
+
+  if (!isSupportedNode(process.versions.node)) {
+    log.warn(`Node.js ${process.versions.node} is not supported (needs ${MIN_NODE.join('.')}+); the app runs without tracing or profiling`);
+    return { agent: undefined, config, log, uninstall: () => undefined };
+  }
+  try {
+    // Loaded only once we know there is work to do: the heavy modules live behind this import.
+    const { boot } = requireBoot();
+    return boot(config, log);
+  } catch (error) {
+    log.warn(`could not start (${reason(error)}); the app runs without tracing or profiling`);
+    return { agent: undefined, config, log, uninstall: () => undefined };
+  }
+}
+
+function requireBoot(): typeof import('./boot.js') {
+  // Synchronous on purpose: the app must not start loading before instrumentation is in place,
+  // and `require(esm)` of our own graph (no top-level await) keeps `--require` working too.
+  return (globalThis.process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('./boot.js') as typeof import('./boot.js');
+}

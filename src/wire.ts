@@ -1,0 +1,22 @@
+/**
+ * Names that cross the wire. Each one is matched by Grafana, Pyroscope or Tempo somewhere else,
+ * so they live here once.
+ */
+
+/** pprof sample label: the 16-hex span ID of the (local-root) span that ran the sample. Pyroscope keeps it per sample only when it is exactly 16 hex chars (grafana/pyroscope pkg/pprof/pprof.go). */
+export const LABEL_SPAN_ID = 'span_id';
+/** pprof sample label: the 32-hex trace ID. */
+export const LABEL_TRACE_ID = 'trace_id';
+/** pprof sample label: the span's name. Pyroscope turns it into a series label, so it must stay low-cardinality. */
+export const LABEL_SPAN_NAME = 'span_name';
+/** Span attribute Grafana's Tempo data source reads to find the span's profile (grafana/otel-profiling-go). */
+export const ATTR_PROFILE_ID = 'pyroscope.profile.id';
+
+/** `spyName` query parameter the Pyroscope Node SDK sends. */
+export const SPY_NAME = 'nodespy';
+export const INGEST_PATH = '/ingest';
+
+/** Sample/period types of the two pprofs a window yields; Pyroscope derives the metric name from them. */
+export const SAMPLE_TYPE_COUNT = { type: 'samples', unit: 'count' } as const;
+export const SAMPLE_TYPE_CPU = { type: 'cpu', unit: 'nanoseconds' } as const;
+export const SAMPLE_TYPE_WALL = { type: 'wall', unit: 'nanoseconds' } as const;

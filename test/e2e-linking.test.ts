@@ -1,0 +1,77 @@
+/**
+ * End to end, through real processes: an express app (ESM and CJS) started through the CLI and
+ * through the preload flags, loaded with concurrent requests, then stopped with SIGTERM. What the
+ * receiver decoded must link up: spans ↔ profile samples, and every hot-function sample labelled
+ * with the span of the request that ran it.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { type Child, fixture, registerPath, repoRoot, runCli, runNode } from './support/child.js';
+import { assertLinked, attribution, cpuIngests, serverSpans } from './support/linking.js';
+import { load } from './support/load.js';
+import { startReceiver } from './support/receiver.js';
+
+const SERVICE = 'e2e-shop';
+const NODE22 = path.join(repoRoot, 'node_modules/node22/bin/node');
+const ESM_APP = fixture('apps/server.mjs');
+const CJS_APP = fixture('apps/server.cjs');
+const REQUESTS = 160;
+const IN_FLIGHT = 24;
+
+interface Variant {
+  name: string;
+  start: (env: Record<string, string>) => Child;
+  traceIdLabel: boolean;
+  /** Whether AsyncContextFrame should carry the sampler's context in the app. */
+  acf: boolean;
+}
+
+const variants: Variant[] = [
+  { name: 'ESM app through `pyro-run node app.mjs`', start: (env) => runCli(['node', ESM_APP], { env }), traceIdLabel: true, acf: true },
+  { name: 'ESM app through `node --import pyro-run/register`', start: (env) => runNode(['--import', registerPath, ESM_APP], { env }), traceIdLabel: true, acf: true },
+  { name: 'CJS app through `pyro-run app.cjs`', start: (env) => runCli([CJS_APP], { env }), traceIdLabel: false, acf: true },
+  { name: 'CJS app through `node --require pyro-run/register`', start: (env) => runNode(['--require', registerPath, CJS_APP], { env }), traceIdLabel: true, acf: true },
+  { name: 'Node 22 without AsyncContextFrame (`node22 --import`)', start: (env) => runNode(['--import', registerPath, ESM_APP], { env, node: NODE22 }), traceIdLabel: true, acf: false },
+  { name: 'Node 22 through the CLI, which turns AsyncContextFrame on', start: (env) => runCli([NODE22, CJS_APP], { env }), traceIdLabel: true, acf: true },
+];
+
+for (const variant of variants) {
+  test(variant.name, async (t) => {
+    const receiver = await startReceiver();
+    try {
+      const app = variant.start({
+        OTEL_SERVICE_NAME: SERVICE,
+        PYROSCOPE_SERVER_ADDRESS: receiver.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        // Finer sampling than the default so the attribution share rests on ~1000 samples.
+        PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
+        PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        PYRO_RUN_TRACE_ID_LABEL: variant.traceIdLabel ? 'on' : 'off',
+        PYRO_RUN_LOG_LEVEL: 'debug',
+      });
+      const port = (await app.line(/listening (\d+)/))[1];
+      await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, REQUESTS, IN_FLIGHT);
+      app.process.kill('SIGTERM');
+      const exit = await app.exit();
+      assert.equal(exit.signal, 'SIGTERM', `expected death by SIGTERM, got ${JSON.stringify(exit)}\n${app.stderr}`);
+      assert.match(app.stderr, new RegExp(`async context frame ${variant.acf}`));
+      assert.doesNotMatch(app.stderr, /warning|error/i);
+
+      assertLinked(receiver, SERVICE);
+      assert.equal(serverSpans(receiver).length, REQUESTS);
+      for (const span of serverSpans(receiver)) assert.equal(span.name, 'GET /work/:seq');
+
+      const hasTraceId = receiver.ingests.some((i) => i.samples.some((s) => s.labels.trace_id !== undefined));
+      assert.equal(hasTraceId, variant.traceIdLabel);
+
+      const share = attribution(receiver, cpuIngests(receiver));
+      t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} hot-function CPU samples carry their request's span_id`);
+      assert.ok(share.total >= 300, `too few CPU samples in hot functions to judge: ${share.total}`);
+      assert.ok(share.share >= 0.99, `attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong)`);
+    } finally {
+      await receiver.close();
+    }
+  });
+}

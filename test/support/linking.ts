@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import type { DecodedSpan, IngestRecord, Receiver } from './receiver.js';
+import { OtlpSpanKind, isValidSpanId, isValidTraceId } from './receiver.js';
+
+const PROFILE_ID_ATTRIBUTE = 'pyroscope.profile.id';
+/** hot_<seq>_<where>: the fixtures' per-request functions (test/fixtures/apps/work.cjs). */
+const HOT_FRAME = /^hot_(\d+)_([a-z]+)$/;
+
+export interface Attribution {
+  /** Samples (weighted by count) in a request's hot functions. */
+  total: number;
+  /** …of which labelled with that request's span. */
+  right: number;
+  /** …labelled with another span, or unlabelled. */
+  wrong: number;
+  share: number;
+}
+
+export function serverSpans(receiver: Receiver): DecodedSpan[] {
+  return receiver.spans.filter((span) => span.kind === OtlpSpanKind.Server);
+}
+
+/** The request path an HTTP server span served (semconv url.path, older http.target). */
+function pathOf(span: DecodedSpan): string | undefined {
+  const path = span.attributes['url.path'] ?? span.attributes['http.target'];
+  return typeof path === 'string' ? path.split('?')[0] : undefined;
+}
+
+/**
+ * For every CPU sample that ran in a `hot_<seq>_*` function, checks its span_id against the
+ * span of request <seq> (found by its URL path): the share that carry the right span.
+ */
+export function attribution(receiver: Receiver, ingests: readonly IngestRecord[]): Attribution {
+  const spanOfSeq = new Map<number, string>();
+  for (const span of serverSpans(receiver)) {
+    const match = pathOf(span)?.match(/^\/work\/(\d+)$/);
+    if (match) spanOfSeq.set(Number(match[1]), span.spanId);
+  }
+  let total = 0;
+  let right = 0;
+  for (const ingest of ingests) {
+    for (const sample of ingest.samples) {
+      const frame = sample.stack.map((name) => name.match(HOT_FRAME)).find((m) => m !== null);
+      if (!frame) continue;
+      const count = sample.values.samples ?? 1;
+      const expected = spanOfSeq.get(Number(frame[1]));
+      assert.ok(expected, `no server span for request ${frame[1]}`);
+      total += count;
+      if (sample.labels.span_id === expected) right += count;
+    }
+  }
+  return { total, right, wrong: total - right, share: total === 0 ? 0 : right / total };
+}
+
+export function cpuIngests(receiver: Receiver): IngestRecord[] {
+  return receiver.ingests.filter((i) => i.metricName === 'process_cpu');
+}
+
+/**
+ * The linking contract Grafana relies on:
+ * - every local-root HTTP span carries pyroscope.profile.id = its own span ID;
+ * - every span_id label is valid hex and names an exported span carrying that attribute, and
+ *   its span_name is that span's final name (route template, not URL);
+ * - profiles are filed under the spans' service.name; the CPU profile lands as process_cpu with a
+ *   cpu/nanoseconds period.
+ */
+export function assertLinked(receiver: Receiver, serviceName: string): void {
+  const servers = serverSpans(receiver);
+  assert.ok(servers.length > 0, 'no HTTP server spans were exported');
+  const byId = new Map(receiver.spans.map((span) => [span.spanId, span]));
+  for (const span of servers) {
+    const parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+    assert.equal(parent, undefined, `server span ${span.name} should be a local root`);
+    assert.equal(span.attributes[PROFILE_ID_ATTRIBUTE], span.spanId, `${span.name} ${span.spanId} lacks ${PROFILE_ID_ATTRIBUTE}`);
+    assert.equal(span.resource['service.name'], serviceName);
+  }
+
+  const cpu = cpuIngests(receiver);
+  assert.ok(cpu.length > 0, 'no CPU profile arrived');
+  assert.ok(receiver.ingests.some((i) => i.metricName === 'wall'), 'no wall profile arrived');
+  for (const ingest of receiver.ingests) {
+    assert.equal(ingest.serviceName, serviceName);
+    assert.equal(ingest.spyName, 'nodespy');
+    assert.ok(ingest.until >= ingest.from);
+  }
+  for (const ingest of cpu) {
+    assert.ok(ingest.profileTypeIds.includes('process_cpu:cpu:nanoseconds:cpu:nanoseconds'), ingest.profileTypeIds.join(' '));
+    const strings = ingest.profile.stringTable.strings;
+    assert.equal(`${strings[Number(ingest.profile.periodType?.type)]}/${strings[Number(ingest.profile.periodType?.unit)]}`, 'cpu/nanoseconds');
+  }
+
+  let labelled = 0;
+  for (const ingest of receiver.ingests) {
+    for (const sample of ingest.samples) {
+      const spanId = sample.labels.span_id;
+      if (spanId === undefined) continue;
+      labelled++;
+      assert.ok(isValidSpanId(spanId), `span_id ${spanId} is not 16 lowercase hex`);
+      const span = byId.get(spanId);
+      assert.ok(span, `span_id ${spanId} names no exported span`);
+      assert.equal(span.attributes[PROFILE_ID_ATTRIBUTE], spanId);
+      // The name is read when the window is cut: a span still running then (an HTTP span has not
+      // learnt its route yet) carries the name it had at that moment.
+      const endedBeforeCut = span.endTimeUnixNano <= ingest.timeNanos;
+      if (endedBeforeCut) assert.equal(sample.labels.span_name, span.name);
+      else assert.ok(span.name.startsWith(sample.labels.span_name ?? '\0'), `${sample.labels.span_name} vs ${span.name}`);
+      const traceId = sample.labels.trace_id;
+      if (traceId !== undefined) {
+        assert.ok(isValidTraceId(traceId), `trace_id ${traceId} is not 32 hex`);
+        assert.equal(traceId, span.traceId);
+      }
+    }
+  }
+  assert.ok(labelled > 0, 'no sample carries a span_id');
+}
