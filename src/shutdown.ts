@@ -77,7 +77,9 @@ export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logg
   };
 
   process.on('beforeExit', onBeforeExit);
-  process.on('exit', onExit);
+  // First in line: @datadog/pprof stops (and discards) a running profile in its own 'exit'
+  // listener, and the app's listeners may end the process harder; the last window is ours.
+  process.prependListener('exit', onExit);
   for (const signal of FLUSH_SIGNALS) process.on(signal, onSignal);
   return uninstall;
 }
