@@ -37,7 +37,7 @@ export function boot(config: Config, log: Logger): Started {
       log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
     }
   }
-  const exporter = profiler && config.pyroscope.serverAddress ? new PyroscopeExporter(config, config.pyroscope.serverAddress) : undefined;
+  const exporter = profiler && config.pyroscope.serverAddress ? new PyroscopeExporter(config, config.pyroscope.serverAddress, log) : undefined;
   if (profiler && !exporter) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;

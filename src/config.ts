@@ -288,7 +288,9 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     serviceNameFromResourceAttributes(env[ENV.resourceAttributes]) ??
     readVar(env, ENV.applicationName, text, problems) ??
     facts.packageName ??
-    'unknown_service:node';
+    // OTel's own default is unknown_service:node, but ':' is not allowed in a Pyroscope service
+    // name, and spans and profiles must carry the same one.
+    'unknown_service';
 
   const config: Config = {
     serviceName,

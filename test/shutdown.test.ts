@@ -43,6 +43,7 @@ const endings: { name: string; end: (app: Child, base: string) => Promise<void> 
   { name: 'process.exit(7) from the app', end: (_, base) => void fetch(`${base}/exit/7`, { method: 'POST' }).then((r) => r.arrayBuffer()), expect: { code: 7, signal: null } },
   { name: 'SIGTERM with no handler of the app', end: (app) => void app.process.kill('SIGTERM'), expect: { code: null, signal: 'SIGTERM' } },
   { name: 'SIGINT with no handler of the app', end: (app) => void app.process.kill('SIGINT'), expect: { code: null, signal: 'SIGINT' } },
+  { name: 'an uncaught exception', end: (_, base) => void fetch(`${base}/crash`, { method: 'POST' }).then((r) => r.arrayBuffer()), expect: { code: 1, signal: null } },
   { name: 'event loop runs dry', end: (_, base) => void fetch(`${base}/close`, { method: 'POST' }).then((r) => r.arrayBuffer()), expect: { code: 0, signal: null } },
   { name: "SIGTERM handled by the app's own handler", app: 'apps/server-own-sigterm.cjs', end: (app) => void app.process.kill('SIGTERM'), expect: { code: 0, signal: null } },
 ];
@@ -60,7 +61,7 @@ for (const ending of endings) {
       assert.deepEqual({ code: exit.code, signal: exit.signal }, ending.expect, app.stderr);
       if (ending.app) assert.match(app.stdout, /SIGTERM handler ran/);
       assertFlushed(receiver);
-      assert.equal(app.stderr, '', 'nothing to warn about');
+      assert.doesNotMatch(app.stderr, /pyro-run:/, 'nothing to warn about');
     } finally {
       await receiver.close();
     }
@@ -71,7 +72,7 @@ const DEADLINE_MS = 1500;
 /** Worker start-up, process teardown and a loaded CI machine, on top of the deadline. */
 const SLACK_MS = 2500;
 
-for (const ending of endings.slice(0, 4)) {
+for (const ending of endings.filter((e) => !e.app)) {
   test(`never hangs on ${ending.name} when the backend never answers`, async () => {
     const receiver = await startReceiver();
     try {

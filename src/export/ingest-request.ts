@@ -12,12 +12,12 @@ import type { Outgoing } from './outgoing.js';
 const MAX_VALUE_LENGTH = 256;
 
 /**
- * The server splits `name` at `{`, `=`, `,` and `}` (pkg/og/storage/segment/key.go ParseKey) and
- * validates app names and values with flameql: anything outside its alphabet is replaced so an
- * upload is never rejected for a name.
+ * The server parses `name` with api/model/labelset (split at `{`, `=`, `,`, `}`) and allows only
+ * `[A-Za-z0-9_./-]` in a service name (labelset/validate.go): anything else is replaced, so an
+ * upload is never rejected for its name.
  */
 export function sanitizeAppName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9._\-/:]/g, '_').slice(0, MAX_VALUE_LENGTH);
+  const cleaned = name.replace(/[^A-Za-z0-9._\-/]/g, '_').slice(0, MAX_VALUE_LENGTH);
   return cleaned === '' ? 'unknown_service' : cleaned;
 }
 

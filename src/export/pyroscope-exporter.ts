@@ -2,7 +2,8 @@ import { gzip, gzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Config, ProfileType } from '../config.js';
 import type { ProfileWindow } from '../profiler.js';
-import { authHeaders, ingestRequest } from './ingest-request.js';
+import type { Logger } from '../log.js';
+import { authHeaders, ingestRequest, sanitizeAppName } from './ingest-request.js';
 import type { Outgoing } from './outgoing.js';
 
 const gzipAsync = promisify(gzip);
@@ -14,8 +15,13 @@ export class PyroscopeExporter {
   constructor(
     private readonly config: Config,
     private readonly serverAddress: string,
+    log: Logger,
   ) {
     this.headers = authHeaders(config.pyroscope);
+    const profileName = sanitizeAppName(config.serviceName);
+    if (profileName !== config.serviceName) {
+      log.warn(`service name "${config.serviceName}" has characters Pyroscope does not allow; profiles are filed as "${profileName}", so Grafana's link from spans to profiles needs that name mapped`);
+    }
   }
 
   /** Steady state: encodes off the hot path (async gzip) and returns the requests. */
