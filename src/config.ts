@@ -96,7 +96,7 @@ function oneOf<T extends string>(allowed: readonly T[]) {
   };
 }
 
-export function parseUrl(raw: string): Parsed<string> {
+function checkUrl(raw: string): Parsed<string> {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -104,7 +104,19 @@ export function parseUrl(raw: string): Parsed<string> {
     return bad('must be an absolute http:// or https:// URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('must be an http:// or https:// URL');
-  return ok(url.toString().replace(/\/+$/, ''));
+  return ok(url.toString());
+}
+
+/** A base URL: paths are appended to it, so trailing slashes go. */
+export function parseUrl(raw: string): Parsed<string> {
+  const checked = checkUrl(raw);
+  return checked.ok ? ok(checked.value.replace(/\/+$/, '')) : checked;
+}
+
+/** A full URL that the OTel spec says to use as given (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). */
+function parseExactUrl(raw: string): Parsed<string> {
+  const checked = checkUrl(raw);
+  return checked.ok ? ok(raw.trim()) : checked;
 }
 
 /**
@@ -190,7 +202,7 @@ export const SETTINGS = {
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
   tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
   otlpEndpoint: { flag: 'otlp-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', description: 'OTLP base URL for traces (the /v1/traces path is added)', defaultText: 'http://localhost:4318', parse: parseUrl },
-  otlpTracesEndpoint: { flag: 'otlp-traces-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'full OTLP traces URL (used as given)', parse: parseUrl },
+  otlpTracesEndpoint: { flag: 'otlp-traces-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'full OTLP traces URL (used as given)', parse: parseExactUrl },
   otlpProtocol: { flag: 'otlp-protocol', arg: '<protocol>', env: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: `OTLP protocol: ${OTLP_PROTOCOLS.join(', ')}`, defaultText: 'http/protobuf', parse: oneOf(OTLP_PROTOCOLS) },
   otlpHeaders: { flag: 'otlp-headers', arg: '<k=v,...>', env: 'OTEL_EXPORTER_OTLP_HEADERS', description: 'headers sent with OTLP exports (values URL-encoded)', secret: true, parse: parseHeaders },
 } satisfies Record<string, Setting<any>>;

@@ -4,8 +4,10 @@
  * remember to do it.
  */
 const MASK = '[redacted]';
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi;
-const AUTH_HEADER = /\b(authorization|proxy-authorization|x-api-key)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic)\s+)?[^\s"',;]+/gi;
+/** Userinfo runs to the last `@` of the authority: a password may contain `@` itself. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s]*@/gi;
+/** The whole value, whatever the scheme (Bearer, Basic, Token, Digest, ApiKey …). */
+const AUTH_HEADER = /\b(authorization|proxy-authorization|x-api-key)(["']?\s*[:=]\s*["']?)[^\r\n"',;]+/gi;
 
 export function createRedactor(secrets: Iterable<string | undefined>): (text: string) => string {
   // Longest first, so a secret that contains another is masked whole.

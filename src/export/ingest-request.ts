@@ -17,12 +17,17 @@ const MAX_VALUE_LENGTH = 256;
  * upload is never rejected for its name.
  */
 export function sanitizeAppName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9._\-/]/g, '_').slice(0, MAX_VALUE_LENGTH);
+  const cleaned = truncate(name.replace(/[^A-Za-z0-9._\-/]/g, '_'));
   return cleaned === '' ? 'unknown_service' : cleaned;
 }
 
+/** Cut by code points, not UTF-16 units: half a surrogate pair would arrive as U+FFFD. */
+function truncate(value: string): string {
+  return value.length <= MAX_VALUE_LENGTH ? value : Array.from(value).slice(0, MAX_VALUE_LENGTH).join('');
+}
+
 export function sanitizeLabelValue(value: string): string {
-  return value.replace(/[{}=,\s"\\]/g, '_').slice(0, MAX_VALUE_LENGTH);
+  return truncate(value.replace(/[{}=,\s"\\]/g, '_'));
 }
 
 export function ingestName(serviceName: string, labels: Record<string, string>): string {

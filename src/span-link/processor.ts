@@ -27,8 +27,12 @@ export class SpanLinkProcessor implements SpanProcessor {
       const parent = trace.getSpan(parentContext);
       if (parent !== undefined && !parent.spanContext().isRemote && trace.isSpanContextValid(parent.spanContext())) {
         const inherited = this.registry.get(parent);
-        if (inherited !== undefined) this.registry.set(span, inherited);
-        return;
+        if (inherited !== undefined) {
+          this.registry.set(span, inherited);
+          return;
+        }
+        // A local parent we never labelled (another tracer provider, a hand-made span context):
+        // this span is the root of what we can see, so it labels its own subtree.
       }
     }
     this.registry.set(span, new SpanLabels(own.spanId, own.traceId, span));

@@ -1,0 +1,63 @@
+/**
+ * The logger's redactor as a table: each row is a line pyro-run might print, with the secrets it
+ * knows about, and what may reach the terminal.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createRedactor } from '../src/redact.js';
+
+const M = '[redacted]';
+
+describe('createRedactor', () => {
+  const cases: { name: string; secrets: (string | undefined)[]; text: string; expected: string }[] = [
+    { name: 'a secret value anywhere in the text', secrets: ['glc_s3cr3t'], text: 'upload failed for token glc_s3cr3t (401)', expected: `upload failed for token ${M} (401)` },
+    { name: 'every occurrence', secrets: ['glc_s3cr3t'], text: 'glc_s3cr3t,glc_s3cr3t;xglc_s3cr3tx', expected: `${M},${M};x${M}x` },
+    { name: 'several secrets', secrets: ['token-aaaa', 'pass-bbbb'], text: 'a=token-aaaa b=pass-bbbb', expected: `a=${M} b=${M}` },
+    {
+      name: 'a secret that contains another is masked whole (longest first)',
+      secrets: ['abcd', 'abcdefgh'],
+      text: 'key abcdefgh and abcd',
+      expected: `key ${M} and ${M}`,
+    },
+    { name: 'same, listed the other way round', secrets: ['abcdefgh', 'abcd'], text: 'key abcdefgh', expected: `key ${M}` },
+    { name: 'secrets with regex characters are matched literally', secrets: ['a.b*c+(d)'], text: 'x a.b*c+(d) axbbbc(d)', expected: `x ${M} axbbbc(d)` },
+    { name: 'values shorter than 4 characters are ignored', secrets: ['abc', 'on', ''], text: 'abc on a cabbage', expected: 'abc on a cabbage' },
+    { name: 'a 4-character value is masked', secrets: ['abcd'], text: 'xabcdx', expected: `x${M}x` },
+    { name: 'undefined secrets are skipped', secrets: [undefined, 'real-secret'], text: 'real-secret undefined', expected: `${M} undefined` },
+    { name: 'URL userinfo', secrets: [], text: 'POST https://user:pass@host/x failed', expected: `POST https://${M}@host/x failed` },
+    { name: 'URL user without password', secrets: [], text: 'http://12345@pyro.example:4040/ingest', expected: `http://${M}@pyro.example:4040/ingest` },
+    { name: 'userinfo of every URL in the line', secrets: [], text: 'a http://u:p@h1 b grpc://x:y@h2/z', expected: `a http://${M}@h1 b grpc://${M}@h2/z` },
+    { name: 'Authorization: Bearer', secrets: [], text: 'Authorization: Bearer xyz', expected: `Authorization: ${M}` },
+    { name: 'authorization=Basic', secrets: [], text: 'authorization=Basic abc', expected: `authorization=${M}` },
+    { name: 'scheme in lower case', secrets: [], text: 'authorization: bearer xyz.abc', expected: `authorization: ${M}` },
+    { name: 'header value without a scheme (the rest of the line goes with it)', secrets: [], text: 'x-api-key: k-123 next', expected: `x-api-key: ${M}` },
+    { name: 'Authorization: Token', secrets: [], text: 'Authorization: Token abc123', expected: `Authorization: ${M}` },
+    { name: 'Authorization: Digest with parameters', secrets: [], text: 'authorization: Digest username=u', expected: `authorization: ${M}` },
+    { name: 'a password containing @', secrets: [], text: 'https://user:p@ss@host/x', expected: `https://${M}@host/x` },
+    { name: 'proxy-authorization', secrets: [], text: 'Proxy-Authorization: Basic dTpw', expected: `Proxy-Authorization: ${M}` },
+    { name: 'inside JSON', secrets: [], text: '{"authorization":"Bearer xyz","other":"v"}', expected: `{"authorization":"${M}","other":"v"}` },
+    { name: 'inside util.inspect output', secrets: [], text: "{ authorization: 'Basic dTpw', 'x-scope-orgid': 't1' }", expected: `{ authorization: '${M}', 'x-scope-orgid': 't1' }` },
+    { name: 'a header list value', secrets: [], text: 'headers authorization=Bearer%20abc,x=1', expected: `headers authorization=${M},x=1` },
+    { name: 'text without secrets is unchanged', secrets: ['glc_s3cr3t'], text: 'GET /users/42 200 in 5ms', expected: 'GET /users/42 200 in 5ms' },
+    {
+      name: 'URLs without userinfo are unchanged',
+      secrets: [],
+      text: 'sending to http://pyroscope:4040/ingest?name=app{}&from=1 and https://otlp.example/v1/traces',
+      expected: 'sending to http://pyroscope:4040/ingest?name=app{}&from=1 and https://otlp.example/v1/traces',
+    },
+    { name: 'the word authorization in prose is unchanged', secrets: [], text: 'Authorization header missing; check PYROSCOPE_AUTH_TOKEN', expected: 'Authorization header missing; check PYROSCOPE_AUTH_TOKEN' },
+    { name: 'empty text', secrets: ['glc_s3cr3t'], text: '', expected: '' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      assert.equal(createRedactor(c.secrets)(c.text), c.expected);
+    });
+  }
+
+  it('accepts any iterable and can be reused', () => {
+    const redact = createRedactor(new Set(['first-secret', 'second-secret']));
+    assert.equal(redact('first-secret'), M);
+    assert.equal(redact('second-secret'), M);
+    assert.equal(redact('third'), 'third');
+  });
+});
