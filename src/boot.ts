@@ -43,7 +43,9 @@ export function boot(config: Config, log: Logger): Started {
   let tracing: Tracing | undefined;
   if (tracingOn) {
     try {
-      registerEsmHook();
+      // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
+      // loader breaks `--require` + `-e` (its load hook is handed the `module` builtin as a path).
+      if (process.argv[1] !== undefined) registerEsmHook();
       let linkProcessor: SpanProcessor | undefined;
       let contextManager: ContextManager | undefined;
       if (profiler?.linksSamples) {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { type Child, fixture, registerPath, repoRoot, runCli, runNode } from './support/child.js';
+import { type Child, fixture, repoRoot, runCli, runNode } from './support/child.js';
 import { assertLinked, attribution, cpuIngests, serverSpans } from './support/linking.js';
 import { load } from './support/load.js';
 import { startReceiver } from './support/receiver.js';
@@ -16,6 +16,8 @@ const SERVICE = 'e2e-shop';
 const NODE22 = path.join(repoRoot, 'node_modules/node22/bin/node');
 const ESM_APP = fixture('apps/server.mjs');
 const CJS_APP = fixture('apps/server.cjs');
+/** The package's own export, resolved as users resolve it (self-reference from inside the package). */
+const REGISTER = 'pyro-run/register';
 const REQUESTS = 160;
 const IN_FLIGHT = 24;
 
@@ -29,10 +31,10 @@ interface Variant {
 
 const variants: Variant[] = [
   { name: 'ESM app through `pyro-run node app.mjs`', start: (env) => runCli(['node', ESM_APP], { env }), traceIdLabel: true, acf: true },
-  { name: 'ESM app through `node --import pyro-run/register`', start: (env) => runNode(['--import', registerPath, ESM_APP], { env }), traceIdLabel: true, acf: true },
+  { name: 'ESM app through `node --import pyro-run/register`', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env }), traceIdLabel: true, acf: true },
   { name: 'CJS app through `pyro-run app.cjs`', start: (env) => runCli([CJS_APP], { env }), traceIdLabel: false, acf: true },
-  { name: 'CJS app through `node --require pyro-run/register`', start: (env) => runNode(['--require', registerPath, CJS_APP], { env }), traceIdLabel: true, acf: true },
-  { name: 'Node 22 without AsyncContextFrame (`node22 --import`)', start: (env) => runNode(['--import', registerPath, ESM_APP], { env, node: NODE22 }), traceIdLabel: true, acf: false },
+  { name: 'CJS app through `node --require pyro-run/register`', start: (env) => runNode(['--require', REGISTER, CJS_APP], { env }), traceIdLabel: true, acf: true },
+  { name: 'Node 22 without AsyncContextFrame (`node22 --import`)', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env, node: NODE22 }), traceIdLabel: true, acf: false },
   { name: 'Node 22 through the CLI, which turns AsyncContextFrame on', start: (env) => runCli([NODE22, CJS_APP], { env }), traceIdLabel: true, acf: true },
 ];
 
