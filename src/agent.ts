@@ -24,7 +24,8 @@ export interface AgentParts {
  */
 export class Agent implements Finisher {
   private timer: NodeJS.Timeout | undefined;
-  private finished = false;
+  /** running → flushing (async final flush under way) → done. The sync path may take over a flush under way. */
+  private phase: 'running' | 'flushing' | 'done' = 'running';
 
   constructor(readonly parts: AgentParts) {}
 
@@ -55,8 +56,8 @@ export class Agent implements Finisher {
   }
 
   async finishAsync(deadlineAt: number): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
+    if (this.phase !== 'running') return;
+    this.phase = 'flushing';
     this.stopWindows();
     const { profiler, exporter, sender, tracing, log } = this.parts;
     const work = (async () => {
@@ -67,14 +68,17 @@ export class Agent implements Finisher {
       await tracing?.sdk.shutdown();
     })().catch((error: unknown) => log.debug(`final flush: ${reason(error)}`));
     await untilDeadline(work, deadlineAt);
+    // The sync exit path may have taken over meanwhile.
+    if (this.isDone()) return;
+    this.phase = 'done';
     const left = sender.drain();
     this.reportUndelivered(left, left.length, Date.now() >= deadlineAt);
   }
 
   finishSync(deadlineAt: number): void {
     const { profiler, exporter, sender, tracing, log } = this.parts;
-    if (this.finished) return;
-    this.finished = true;
+    if (this.phase === 'done') return;
+    this.phase = 'done';
     this.stopWindows();
     const requests: Outgoing[] = sender.drain();
     try {
@@ -87,6 +91,10 @@ export class Agent implements Finisher {
     if (requests.length === 0) return;
     const result = sendBeforeExit(requests, deadlineAt);
     this.reportUndelivered(requests, result.failed, result.timedOut);
+  }
+
+  private isDone(): boolean {
+    return this.phase === 'done';
   }
 
   private reportUndelivered(requests: Outgoing[], undelivered: number, late: boolean): void {

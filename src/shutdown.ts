@@ -13,6 +13,8 @@ const FLUSH_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
  * relays it too: a repeat this soon is the same keypress, not a second one.
  */
 const DUPLICATE_SIGNAL_MS = 500;
+/** How long past the deadline the loop is held, so the flush's own deadline handling runs first. */
+const HOLD_MARGIN_MS = 250;
 
 /**
  * One shutdown path for every way a process ends, bounded by one deadline:
@@ -37,8 +39,9 @@ export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logg
   const onBeforeExit = () => {
     if (asyncDone) return;
     // Our uploads do not hold the loop open (their sockets are unref'd), so this timer does,
-    // until the flush is done or the deadline passes.
-    const hold = setTimeout(() => undefined, Math.max(0, deadline() - Date.now()));
+    // until the flush is done (it gives up at the deadline); should the loop end anyway, the
+    // 'exit' path takes over whatever is still pending.
+    const hold = setTimeout(() => undefined, Math.max(0, deadline() - Date.now()) + HOLD_MARGIN_MS);
     void finishAsync().finally(() => clearTimeout(hold));
   };
 
