@@ -1,30 +1,33 @@
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Config } from './config.js';
-import type { HttpSender } from './export/http-sender.js';
-import { sendBeforeExit } from './export/final-flush.js';
-import { endpointOf, type Outgoing } from './export/outgoing.js';
-import type { PyroscopeExporter } from './export/pyroscope-exporter.js';
+import { untilDeadline } from './deadline.js';
+import type { Destination, FinalData } from './export/destination.js';
+import type { SpanBatcher } from './export/span-batcher.js';
 import { type Logger, reason } from './log.js';
 import type { Profiler } from './profiler.js';
 import type { Finisher } from './shutdown.js';
-import type { Tracing } from './tracing.js';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 
 export interface AgentParts {
   config: Config;
   log: Logger;
-  sender: HttpSender;
+  destination: Destination;
   profiler: Profiler | undefined;
-  exporter: PyroscopeExporter | undefined;
-  tracing: Tracing | undefined;
+  /** Our span batcher, when spans go to the destination. */
+  batcher: SpanBatcher | undefined;
+  /** An exporter pipeline we do not own (grpc, console), flushed asynchronously only. */
+  processor: SpanProcessor | undefined;
+  sdk: NodeSDK | undefined;
 }
 
 /**
  * The running pieces inside the app and the two things done with them over time: cut a profile
- * window every flush interval, and flush everything once at the end. Every entry point catches
- * its own failures: nothing here may throw into the app.
+ * window every flush interval, and deliver everything owed once at the end. Every entry point
+ * catches its own failures: nothing here may throw into the app.
  */
 export class Agent implements Finisher {
   private timer: NodeJS.Timeout | undefined;
-  /** running → flushing (async final flush under way) → done. The sync path may take over a flush under way. */
+  /** running → flushing (async final flush under way) → done. The sync exit path may take over a flush under way. */
   private phase: 'running' | 'flushing' | 'done' = 'running';
 
   constructor(readonly parts: AgentParts) {}
@@ -37,81 +40,45 @@ export class Agent implements Finisher {
   }
 
   private exportWindow(): void {
-    const { profiler, exporter, sender, log } = this.parts;
+    const { profiler, destination, log } = this.parts;
     try {
       const window = profiler?.cut();
-      if (!window || !exporter) return;
-      exporter.requests(window).then(
-        (requests) => requests.forEach((r) => sender.enqueue(r)),
-        (error: unknown) => log.warnOnce('encode', `could not encode a profile window: ${reason(error)}`),
-      );
+      if (window) destination.profiles(window);
     } catch (error) {
       log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
     }
   }
 
-  private stopWindows(): void {
+  /** What is owed at the end: the last window (sampling stops) and the spans still buffered. */
+  private takeLast(): FinalData {
+    const { profiler, batcher, log } = this.parts;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    let window;
+    try {
+      window = profiler?.cut(true);
+    } catch (error) {
+      log.warn(`could not collect the last profile window: ${reason(error)}`);
+    }
+    return { window, spanBatches: batcher?.takeBuffered() ?? [] };
   }
 
   async finishAsync(deadlineAt: number): Promise<void> {
     if (this.phase !== 'running') return;
     this.phase = 'flushing';
-    this.stopWindows();
-    const { profiler, exporter, sender, tracing, log } = this.parts;
-    const work = (async () => {
-      const window = profiler?.cut(true);
-      if (window && exporter) for (const request of await exporter.requests(window)) sender.enqueue(request);
-      tracing?.batcher?.flush();
-      await Promise.all([sender.idle(Math.max(0, deadlineAt - Date.now())), tracing?.processor?.forceFlush()]);
-      await tracing?.sdk.shutdown();
-    })().catch((error: unknown) => log.debug(`final flush: ${reason(error)}`));
-    await untilDeadline(work, deadlineAt);
-    // The sync exit path may have taken over meanwhile.
-    if (this.isDone()) return;
+    const { destination, processor, sdk, log } = this.parts;
+    try {
+      await destination.finishAsync(this.takeLast(), deadlineAt);
+      await untilDeadline(Promise.all([processor?.forceFlush(), sdk?.shutdown()]), deadlineAt);
+    } catch (error) {
+      log.debug(`final flush: ${reason(error)}`);
+    }
     this.phase = 'done';
-    const left = sender.drain();
-    this.reportUndelivered(left, left.length, Date.now() >= deadlineAt);
   }
 
   finishSync(deadlineAt: number): void {
-    const { profiler, exporter, sender, tracing, log } = this.parts;
     if (this.phase === 'done') return;
     this.phase = 'done';
-    this.stopWindows();
-    const requests: Outgoing[] = sender.drain();
-    try {
-      const window = profiler?.cut(true);
-      if (window && exporter) requests.push(...exporter.requestsSync(window));
-    } catch (error) {
-      log.warn(`could not collect the last profile window: ${reason(error)}`);
-    }
-    if (tracing?.batcher) requests.push(...tracing.batcher.drain());
-    if (requests.length === 0) return;
-    const result = sendBeforeExit(requests, deadlineAt);
-    this.reportUndelivered(requests, result.failed, result.timedOut);
+    this.parts.destination.finishSync(this.takeLast(), deadlineAt);
   }
-
-  private isDone(): boolean {
-    return this.phase === 'done';
-  }
-
-  private reportUndelivered(requests: Outgoing[], undelivered: number, late: boolean): void {
-    if (undelivered === 0) return;
-    const targets = [...new Set(requests.map((r) => endpointOf(r.url)))].join(', ');
-    const deadline = late ? ` within the ${this.parts.config.shutdownTimeoutMs} ms shutdown deadline` : '';
-    this.parts.log.warn(`final flush: ${undelivered} of ${requests.length} uploads to ${targets} not delivered${deadline}`);
-  }
-}
-
-function untilDeadline(work: Promise<unknown>, deadlineAt: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, deadlineAt - Date.now()));
-    timer.unref();
-    void work.finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

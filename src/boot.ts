@@ -3,8 +3,10 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent } from './agent.js';
 import type { Config } from './config.js';
 import { registerEsmHook } from './esm-hook.js';
+import type { Destination } from './export/destination.js';
 import { HttpSender } from './export/http-sender.js';
-import { PyroscopeExporter } from './export/pyroscope-exporter.js';
+import { RemoteDestination } from './export/remote-destination.js';
+import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
 import { Profiler } from './profiler.js';
 import { installShutdown } from './shutdown.js';
@@ -23,7 +25,6 @@ const MAX_QUEUED_UPLOADS = 32;
  * then windows and the exit hooks.
  */
 export function boot(config: Config, log: Logger): Started {
-  const sender = new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log });
   const tracingOn = !config.sdkDisabled;
 
   let profiler: Profiler | undefined;
@@ -37,8 +38,10 @@ export function boot(config: Config, log: Logger): Started {
       log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
     }
   }
-  const exporter = profiler && config.pyroscope.serverAddress ? new PyroscopeExporter(config, config.pyroscope.serverAddress, log) : undefined;
-  if (profiler && !exporter) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
+  const destination: Destination =
+    (config.local && openRecording(config, config.local, log)) ||
+    new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log }), log);
+  if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;
   if (tracingOn) {
@@ -53,14 +56,14 @@ export function boot(config: Config, log: Logger): Started {
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
         contextManager = new LinkingContextManager(registry, profiler.sink, profiler.frameCarriesContext);
       }
-      tracing = startTracing({ config, sender, log, linkProcessor, contextManager });
+      tracing = startTracing({ config, destination, log, linkProcessor, contextManager });
     } catch (error) {
       tracing = undefined;
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
     }
   }
 
-  const agent = new Agent({ config, log, sender, profiler, exporter, tracing });
+  const agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processor: tracing?.processor, sdk: tracing?.sdk });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
   log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.frameCarriesContext ?? 'n/a'}`);

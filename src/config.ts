@@ -33,6 +33,8 @@ export interface Config {
   };
   profiles: ProfileType[];
   spanScope: SpanScope;
+  /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
+  local: { dir: string; capBytes: number; quiet: boolean } | undefined;
   /** Label samples with trace_id too. Off by default: Pyroscope's distributor keeps only span_id per sample (pkg/distributor, GroupSamplesWithoutLabels), every other sample label becomes a series label. */
   traceIdLabel: boolean;
   flushIntervalMs: number;
@@ -69,7 +71,7 @@ const bad = (message: string): Parsed<never> => ({ ok: false, message });
 export interface Setting<T = unknown> {
   /** Long flag without dashes, e.g. `server`. */
   flag: string;
-  /** Value placeholder shown in --help, e.g. `<url>`. */
+  /** Value placeholder shown in --help, e.g. `<url>`; empty for a switch (`--quiet`), which sets the env var to `on`. */
   arg: string;
   env: string;
   description: string;
@@ -194,7 +196,10 @@ export const SETTINGS = {
   labels: { flag: 'labels', arg: '<k=v,...>', env: 'PYROSCOPE_LABELS', description: 'static labels added to every profile', parse: parseLabels },
   profiles: { flag: 'profiles', arg: '<list>', env: 'PYRO_RUN_PROFILES', description: 'profiles to collect: cpu, wall, or none', defaultText: 'cpu,wall', parse: parseProfiles },
   spanScope: { flag: 'span-scope', arg: '<scope>', env: 'PYRO_RUN_SPAN_SCOPE', description: 'root: samples carry the local-root span; all: each span its own', defaultText: 'root', parse: oneOf(SPAN_SCOPES) },
-  traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'off', parse: onOff },
+  out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
+  maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; the oldest profile windows go first', defaultText: '200', parse: integer(1, 1_000_000, 'megabytes') },
+  quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: 'local mode: no notices and no exit summary', defaultText: 'off', parse: onOff },
+  traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
   uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one profile upload request', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
@@ -295,6 +300,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     problems.push({ env: SETTINGS.authToken.env, message: `${SETTINGS.authToken.env} and basic auth are both set; the bearer token is used` });
   }
 
+  const explicitExporter = get('tracesExporter');
   const serviceName =
     get('serviceName') ??
     serviceNameFromResourceAttributes(env[ENV.resourceAttributes]) ??
@@ -318,13 +324,14 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     },
     profiles: get('profiles') ?? ['cpu', 'wall'],
     spanScope: get('spanScope') ?? 'root',
-    traceIdLabel: get('traceIdLabel') ?? false,
+    local: undefined,
+    traceIdLabel: false,
     flushIntervalMs: get('flushInterval') ?? 15_000,
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,
     shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
     logLevel: get('logLevel') ?? 'warn',
     traces: {
-      exporter: get('tracesExporter') ?? 'otlp',
+      exporter: explicitExporter ?? 'otlp',
       protocol,
       endpoint: tracesEndpoint(get('otlpTracesEndpoint'), get('otlpEndpoint'), protocol),
       headers: otlpHeaders,
@@ -338,7 +345,23 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     metricsRequested: (env[ENV.metricsExporter] ?? '').trim() !== '',
     logsRequested: (env[ENV.logsExporter] ?? '').trim() !== '',
   };
+  config.local = localMode(config, explicitExporter !== undefined, get('out'), get('maxRunSize'), get('quiet'));
+  // In local files trace_id costs nothing; sent to Pyroscope it would become a series label.
+  config.traceIdLabel = get('traceIdLabel') ?? config.local !== undefined;
   return { config, problems };
+}
+
+/** Default recording folder, relative to the app's working directory. */
+export const DEFAULT_OUTPUT_DIR = 'pyro-run-data';
+
+/**
+ * Local mode: an explicit output dir forces it; otherwise it is the default when no destination
+ * is configured at all (no Pyroscope, no OTLP endpoint, no traces exporter chosen).
+ */
+function localMode(config: Config, exporterChosen: boolean, dir: string | undefined, capMb: number | undefined, quiet: boolean | undefined): Config['local'] {
+  const anyDestination = config.pyroscope.serverAddress !== undefined || config.traces.endpoint !== undefined || exporterChosen;
+  if (dir === undefined && anyDestination) return undefined;
+  return { dir: dir ?? DEFAULT_OUTPUT_DIR, capBytes: (capMb ?? 200) * 1024 * 1024, quiet: quiet ?? false };
 }
 
 /** Which env var a flag sets: the CLI's half of the table. */

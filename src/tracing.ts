@@ -3,8 +3,7 @@ import type { ContextManager } from '@opentelemetry/api';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Config } from './config.js';
-import type { HttpSender } from './export/http-sender.js';
-import { otlpRequestBuilder } from './export/otlp-request.js';
+import type { Destination } from './export/destination.js';
 import { SpanBatcher } from './export/span-batcher.js';
 import type { Logger } from './log.js';
 
@@ -12,7 +11,8 @@ const require = createRequire(import.meta.url);
 
 export interface TracingOptions {
   config: Config;
-  sender: HttpSender;
+  /** Where our span batches go (local recording or OTLP/HTTP). */
+  destination: Destination;
   log: Logger;
   /** Our span-link processor, first in line so the attribute is set before exporters see the span. */
   linkProcessor: SpanProcessor | undefined;
@@ -21,7 +21,7 @@ export interface TracingOptions {
 
 export interface Tracing {
   sdk: NodeSDK;
-  /** Present for OTLP over HTTP: its buffered spans can be drained synchronously at exit. */
+  /** Present when spans go to our destination: its buffered spans can be taken synchronously at exit. */
   batcher: SpanBatcher | undefined;
   /** Present for exporters we do not own (grpc, console): flushed asynchronously. */
   processor: SpanProcessor | undefined;
@@ -29,8 +29,26 @@ export interface Tracing {
 
 /** The span pipeline the config asks for, after the link processor. */
 function exportProcessor(options: TracingOptions): { batcher?: SpanBatcher; processor?: SpanProcessor } {
-  const { config, sender, log } = options;
+  const { config, destination, log } = options;
   const { traces } = config;
+  if (config.local === undefined) {
+    const other = foreignProcessor(traces);
+    if (other !== 'ours') return other;
+  }
+  let dropped = 0;
+  const batcher = new SpanBatcher({
+    ...traces.batch,
+    onBatch: (spans) => destination.spans(spans),
+    onDrop: (count) => {
+      dropped += count;
+      log.warnOnce('spans-dropped', `span buffer is full (${traces.batch.maxQueueSize} spans); dropping spans. Dropped so far: ${dropped}`);
+    },
+  });
+  return { batcher };
+}
+
+/** Exporters we do not own (console, grpc) or none at all; 'ours' for OTLP/HTTP. */
+function foreignProcessor(traces: Config['traces']): { processor?: SpanProcessor } | 'ours' {
   if (traces.exporter === 'none') return {};
   const sdkTrace = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
   if (traces.exporter === 'console') return { processor: new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }) };
@@ -39,17 +57,7 @@ function exportProcessor(options: TracingOptions): { batcher?: SpanBatcher; proc
     const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
     return { processor: new sdkTrace.BatchSpanProcessor({ exporter, ...traces.batch }) };
   }
-  let dropped = 0;
-  const batcher = new SpanBatcher({
-    ...traces.batch,
-    toRequest: otlpRequestBuilder(traces),
-    send: (request) => sender.enqueue(request),
-    onDrop: (count) => {
-      dropped += count;
-      log.warnOnce('spans-dropped', `span buffer is full (${traces.batch.maxQueueSize} spans); dropping spans. Dropped so far: ${dropped}`);
-    },
-  });
-  return { batcher };
+  return 'ours';
 }
 
 /** Starts the OTel NodeSDK: standard OTEL_* env, auto-instrumentations, our processors. */

@@ -37,7 +37,9 @@ const DEFAULTS: Config = {
   },
   profiles: ['cpu', 'wall'],
   spanScope: 'root',
-  traceIdLabel: false,
+  // Nothing configured means local mode, where trace_id costs nothing (no Pyroscope series).
+  local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, quiet: false },
+  traceIdLabel: true,
   flushIntervalMs: 15_000,
   samplingIntervalMicros: 10_000,
   shutdownTimeoutMs: 5_000,
@@ -77,7 +79,7 @@ describe('defaults', () => {
   const defaultOf: Partial<Record<keyof typeof SETTINGS, (c: Config) => unknown>> = {
     profiles: (c) => c.profiles,
     spanScope: (c) => c.spanScope,
-    traceIdLabel: (c) => c.traceIdLabel,
+    quiet: (c) => c.local?.quiet,
     flushInterval: (c) => c.flushIntervalMs,
     samplingInterval: (c) => c.samplingIntervalMicros,
     uploadTimeout: (c) => c.pyroscope.uploadTimeoutMs,
@@ -96,6 +98,33 @@ describe('defaults', () => {
       assert.deepEqual(pick(clean({ [setting.env]: setting.defaultText })), pick(DEFAULTS));
     });
   }
+});
+
+describe('local mode', () => {
+  const cases: { name: string; env: Env; local: Config['local']; traceIdLabel: boolean }[] = [
+    { name: 'nothing configured: record into ./pyro-run-data', env: {}, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, quiet: false }, traceIdLabel: true },
+    { name: 'a Pyroscope server means sending', env: { PYROSCOPE_SERVER_ADDRESS: 'http://p:4040' }, local: undefined, traceIdLabel: false },
+    { name: 'an OTLP endpoint means sending', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: undefined, traceIdLabel: false },
+    { name: 'an OTLP traces endpoint means sending', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }, local: undefined, traceIdLabel: false },
+    { name: 'a chosen traces exporter means sending', env: { OTEL_TRACES_EXPORTER: 'console' }, local: undefined, traceIdLabel: false },
+    { name: 'an output dir forces local mode even with endpoints', env: { PYRO_RUN_OUTPUT_DIR: '/tmp/rec', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: { dir: '/tmp/rec', capBytes: 200 * 1024 * 1024, quiet: false }, traceIdLabel: true },
+    { name: 'cap and quiet', env: { PYRO_RUN_MAX_RUN_MB: '5', PYRO_RUN_QUIET: 'on' }, local: { dir: 'pyro-run-data', capBytes: 5 * 1024 * 1024, quiet: true }, traceIdLabel: true },
+    { name: 'trace_id can be turned off in local mode', env: { PYRO_RUN_TRACE_ID_LABEL: 'off' }, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, quiet: false }, traceIdLabel: false },
+    { name: 'and on when sending', env: { PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', PYRO_RUN_TRACE_ID_LABEL: 'on' }, local: undefined, traceIdLabel: true },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const config = clean(c.env);
+      assert.deepEqual(config.local, c.local);
+      assert.equal(config.traceIdLabel, c.traceIdLabel);
+    });
+  }
+
+  it('a bad output setting falls back to the default with a problem', () => {
+    const { config, problems } = readConfig({ PYRO_RUN_MAX_RUN_MB: 'lots' });
+    assert.deepEqual(problems.map((p) => p.env), ['PYRO_RUN_MAX_RUN_MB']);
+    assert.equal(config.local?.capBytes, 200 * 1024 * 1024);
+  });
 });
 
 describe('service name fallback chain', () => {
@@ -562,7 +591,8 @@ describe('the flag ↔ env table', () => {
       assert.match(setting.flag, /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'flag is kebab-case');
       assert.match(setting.env, /^[A-Z][A-Z0-9_]*$/, 'env is upper snake case');
       assert.ok(setting.description.trim().length > 10, 'has a description');
-      assert.match(setting.arg, /^<.+>$/, 'has an argument placeholder');
+      if (setting.arg !== '') assert.match(setting.arg, /^<.+>$/, 'has an argument placeholder');
+      else assert.ok(setting.parse('on').ok, 'a switch sets its env var to on');
       assert.deepEqual(settingByFlag(setting.flag), [key, setting]);
       assert.equal(SECRET_ENV.has(setting.env), setting.secret === true);
     });

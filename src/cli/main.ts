@@ -112,11 +112,12 @@ function createProgram(context: ParseContext, output: { stdout: string; stderr: 
       },
     })
     .addHelpText('after', EXAMPLES)
-    .action((command: string[], options: Record<string, string | undefined>) => {
+    .action((command: string[], options: Record<string, string | true | undefined>) => {
       const flags: FlagValues = {};
       for (const [attribute, value] of Object.entries(options)) {
         const key = keyByAttribute.get(attribute);
-        if (key !== undefined && value !== undefined) flags[key] = value;
+        // A switch (`--quiet`) arrives as true and sets its env var to `on`.
+        if (key !== undefined && value !== undefined) flags[key] = value === true ? 'on' : value;
       }
       onRun({ kind: 'run', flags, command });
     });
@@ -124,7 +125,7 @@ function createProgram(context: ParseContext, output: { stdout: string; stderr: 
   for (const [key, setting] of Object.entries(SETTINGS) as [SettingKey, Setting][]) {
     // No .env(): commander would read process.env itself; the child inherits env anyway, and
     // only flags are ours to validate.
-    const option = new Option(`--${setting.flag} ${setting.arg}`, optionDescription(setting));
+    const option = new Option(setting.arg ? `--${setting.flag} ${setting.arg}` : `--${setting.flag}`, optionDescription(setting));
     keyByAttribute.set(option.attributeName(), key);
     program.addOption(option);
   }

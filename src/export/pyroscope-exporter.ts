@@ -1,14 +1,11 @@
-import { gzip, gzipSync } from 'node:zlib';
-import { promisify } from 'node:util';
-import type { Config, ProfileType } from '../config.js';
-import type { ProfileWindow } from '../profiler.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { ProfileWindow } from '../profiler.js';
 import { authHeaders, ingestRequest, sanitizeAppName } from './ingest-request.js';
 import type { Outgoing } from './outgoing.js';
+import type { EncodedProfile } from './window-encoder.js';
 
-const gzipAsync = promisify(gzip);
-
-/** Turns profile windows into `/ingest` uploads: one gzipped pprof per profile type. */
+/** Turns encoded profile windows into `/ingest` uploads: one request per profile type. */
 export class PyroscopeExporter {
   private readonly headers: Record<string, string>;
 
@@ -24,36 +21,18 @@ export class PyroscopeExporter {
     }
   }
 
-  /** Steady state: encodes off the hot path (async gzip) and returns the requests. */
-  async requests(window: ProfileWindow): Promise<Outgoing[]> {
-    const out: Outgoing[] = [];
-    for (const [type, profile] of window.profiles) {
-      if (profile.sample.length === 0) continue;
-      out.push(this.request(window, type, await gzipAsync(await profile.encodeAsync())));
-    }
-    return out;
-  }
-
-  /** At exit, where no event-loop turn is left: the same, synchronously. */
-  requestsSync(window: ProfileWindow): Outgoing[] {
-    const out: Outgoing[] = [];
-    for (const [type, profile] of window.profiles) {
-      if (profile.sample.length === 0) continue;
-      out.push(this.request(window, type, gzipSync(profile.encode())));
-    }
-    return out;
-  }
-
-  private request(window: ProfileWindow, type: ProfileType, body: Uint8Array): Outgoing {
-    return ingestRequest({
-      serverAddress: this.serverAddress,
-      serviceName: this.config.serviceName,
-      labels: this.config.pyroscope.labels,
-      headers: this.headers,
-      from: window.from,
-      until: window.until,
-      body,
-      what: `${type} profile of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}`,
-    });
+  requests(window: ProfileWindow, profiles: EncodedProfile[]): Outgoing[] {
+    return profiles.map(({ type, body }) =>
+      ingestRequest({
+        serverAddress: this.serverAddress,
+        serviceName: this.config.serviceName,
+        labels: this.config.pyroscope.labels,
+        headers: this.headers,
+        from: window.from,
+        until: window.until,
+        body,
+        what: `${type} profile of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}`,
+      }),
+    );
   }
 }

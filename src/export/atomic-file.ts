@@ -1,0 +1,13 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Writes a file so that readers (and a crash at any instant, SIGKILL included) only ever see it
+ * whole: the bytes go to `.<name>.tmp` in the same folder, then a rename puts them in place,
+ * which is atomic within one file system.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}

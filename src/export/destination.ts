@@ -1,0 +1,21 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { ProfileWindow } from '../profiler.js';
+
+/** What is still owed at the very end: the last profile window and the spans not yet batched out. */
+export interface FinalData {
+  window: ProfileWindow | undefined;
+  spanBatches: ReadableSpan[][];
+}
+
+/**
+ * Where profile windows and span batches go: the backends (Pyroscope + OTLP) or a local
+ * recording. Steady-state calls never throw and never block on I/O for long; the two finish
+ * calls deliver everything owed within the deadline, asynchronously where the event loop still
+ * turns and synchronously inside process 'exit'.
+ */
+export interface Destination {
+  profiles(window: ProfileWindow): void;
+  spans(batch: ReadableSpan[]): void;
+  finishAsync(last: FinalData, deadlineAt: number): Promise<void>;
+  finishSync(last: FinalData, deadlineAt: number): void;
+}

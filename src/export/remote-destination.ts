@@ -1,0 +1,87 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Config } from '../config.js';
+import { type Logger, reason } from '../log.js';
+import type { ProfileWindow } from '../profiler.js';
+import type { Destination, FinalData } from './destination.js';
+import { sendBeforeExit } from './final-flush.js';
+import type { HttpSender } from './http-sender.js';
+import { otlpRequestBuilder } from './otlp-request.js';
+import { endpointOf, type Outgoing } from './outgoing.js';
+import { PyroscopeExporter } from './pyroscope-exporter.js';
+import { encodeSync, WindowEncoder } from './window-encoder.js';
+import { untilDeadline } from '../deadline.js';
+
+/**
+ * The backends: profile windows to Pyroscope's /ingest, span batches to OTLP/HTTP, both through
+ * one HttpSender (one queue, one retry policy). Either half may be absent: no server address
+ * means profiles are sampled for linking but not uploaded; grpc/console spans bypass us.
+ */
+export class RemoteDestination implements Destination {
+  private readonly exporter: PyroscopeExporter | undefined;
+  private readonly toRequest: ((spans: ReadableSpan[]) => Outgoing | undefined) | undefined;
+  private readonly encoder = new WindowEncoder();
+
+  constructor(
+    private readonly config: Config,
+    private readonly sender: HttpSender,
+    private readonly log: Logger,
+  ) {
+    const server = config.pyroscope.serverAddress;
+    this.exporter = server ? new PyroscopeExporter(config, server, log) : undefined;
+    const ownsSpans = config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc';
+    this.toRequest = ownsSpans ? otlpRequestBuilder(config.traces) : undefined;
+  }
+
+  profiles(window: ProfileWindow): void {
+    const exporter = this.exporter;
+    if (!exporter) return;
+    this.encoder.encode(
+      window,
+      (encoded, profiles) => exporter.requests(encoded, profiles).forEach((r) => this.sender.enqueue(r)),
+      (error) => this.log.warnOnce('encode', `could not encode a profile window: ${reason(error)}`),
+    );
+  }
+
+  spans(batch: ReadableSpan[]): void {
+    const request = this.toRequest?.(batch);
+    if (request) this.sender.enqueue(request);
+  }
+
+  async finishAsync(last: FinalData, deadlineAt: number): Promise<void> {
+    const work = (async () => {
+      if (last.window) this.profiles(last.window);
+      for (const batch of last.spanBatches) this.spans(batch);
+      await this.encoder.settle();
+      await this.sender.idle(Math.max(0, deadlineAt - Date.now()));
+    })();
+    await untilDeadline(work, deadlineAt);
+    const left = this.sender.drain();
+    this.reportUndelivered(left, left.length, Date.now() >= deadlineAt);
+  }
+
+  finishSync(last: FinalData, deadlineAt: number): void {
+    const requests = this.sender.drain();
+    try {
+      // Windows still encoding would never finish now: encode them here, then the last one.
+      const windows = this.encoder.takePendingSync();
+      if (last.window) windows.push([last.window, encodeSync(last.window)]);
+      if (this.exporter) for (const [window, profiles] of windows) requests.push(...this.exporter.requests(window, profiles));
+    } catch (error) {
+      this.log.warn(`could not encode the last profile window: ${reason(error)}`);
+    }
+    for (const batch of last.spanBatches) {
+      const request = this.toRequest?.(batch);
+      if (request) requests.push(request);
+    }
+    if (requests.length === 0) return;
+    const result = sendBeforeExit(requests, deadlineAt);
+    this.reportUndelivered(requests, result.failed, result.timedOut);
+  }
+
+  private reportUndelivered(requests: Outgoing[], undelivered: number, late: boolean): void {
+    if (undelivered === 0) return;
+    const targets = [...new Set(requests.map((r) => endpointOf(r.url)))].join(', ');
+    const deadline = late ? ` within the ${this.config.shutdownTimeoutMs} ms shutdown deadline` : '';
+    this.log.warn(`final flush: ${undelivered} of ${requests.length} uploads to ${targets} not delivered${deadline}`);
+  }
+}

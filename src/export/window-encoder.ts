@@ -1,0 +1,69 @@
+import { promisify } from 'node:util';
+import { gzip, gzipSync } from 'node:zlib';
+import type { ProfileType } from '../config.js';
+import type { ProfileWindow } from '../profiler.js';
+
+const gzipAsync = promisify(gzip);
+
+/** One profile of a window as it goes on the wire or to disk: gzipped pprof. */
+export interface EncodedProfile {
+  type: ProfileType;
+  body: Uint8Array;
+}
+
+type Done = (window: ProfileWindow, profiles: EncodedProfile[]) => void;
+
+
+/**
+ * Encodes windows off the hot path (async gzip) and remembers those still in progress, so the
+ * exit path can encode them synchronously instead of losing them: after process 'exit' begins,
+ * no async encode will ever complete. Empty profiles are skipped.
+ */
+export class WindowEncoder {
+  private readonly pending = new Map<ProfileWindow, Promise<void>>();
+
+  encode(window: ProfileWindow, done: Done, failed: (error: unknown) => void): void {
+    const settled = encodeAsync(window).then(
+      (profiles) => {
+        if (this.pending.delete(window)) done(window, profiles);
+      },
+      (error: unknown) => {
+        if (this.pending.delete(window)) failed(error);
+      },
+    );
+    this.pending.set(window, settled);
+  }
+
+  /** Resolves once every window handed to `encode` so far is done (or failed). */
+  async settle(): Promise<void> {
+    await Promise.all(this.pending.values());
+  }
+
+  /** At exit: takes every window still encoding and encodes it synchronously; its async result is then ignored. */
+  takePendingSync(): [ProfileWindow, EncodedProfile[]][] {
+    const out: [ProfileWindow, EncodedProfile[]][] = [];
+    for (const window of [...this.pending.keys()]) {
+      this.pending.delete(window);
+      out.push([window, encodeSync(window)]);
+    }
+    return out;
+  }
+}
+
+async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
+  const out: EncodedProfile[] = [];
+  for (const [type, profile] of window.profiles) {
+    if (profile.sample.length === 0) continue;
+    out.push({ type, body: await gzipAsync(await profile.encodeAsync()) });
+  }
+  return out;
+}
+
+export function encodeSync(window: ProfileWindow): EncodedProfile[] {
+  const out: EncodedProfile[] = [];
+  for (const [type, profile] of window.profiles) {
+    if (profile.sample.length === 0) continue;
+    out.push({ type, body: gzipSync(profile.encode()) });
+  }
+  return out;
+}

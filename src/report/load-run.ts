@@ -1,0 +1,249 @@
+/**
+ * Reads a recording (docs/local-mode.md) from disk: the manifest, every profile window and every
+ * span batch. Synchronous on purpose: the app summarises its own recording at process exit, where
+ * only synchronous I/O still runs. Every failure is a RunError whose message is one line a user
+ * can act on; nothing here prints.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Profile } from 'pprof-format';
+import { readSpanBatch, type RunSpan } from './otlp-spans.js';
+
+export type { RunSpan } from './otlp-spans.js';
+
+export const RECORDING_FORMAT = 'pyro-run-recording';
+/** The newest manifest layout this reader understands. */
+export const RECORDING_FORMAT_VERSION = 1;
+export const MANIFEST_NAME = 'run.json';
+
+/** The profile types a report shows; other `<window>-<type>.pb.gz` files are left alone. */
+export type ProfileKind = 'cpu' | 'wall';
+export const PROFILE_KINDS: readonly ProfileKind[] = ['cpu', 'wall'];
+
+/** Why a recording cannot be read, in one line (the CLI prints it after `pyro-run report: `). */
+export class RunError extends Error {
+  override readonly name = 'RunError';
+}
+
+export interface RunCounts {
+  windows: number;
+  profileFiles: number;
+  spanFiles: number;
+  spans: number;
+  bytes: number;
+  droppedWindows: number;
+  droppedSpans: number;
+}
+
+/** run.json as written by the recorder; fields a reader can live without default to empty values. */
+export interface RunManifest {
+  formatVersion: number;
+  service: string;
+  pyroRunVersion: string;
+  nodeVersion: string;
+  pid: number | undefined;
+  command: string[];
+  startedAt: string | undefined;
+  /** null while the app runs, or when it was killed before writing its last manifest. */
+  endedAt: string | null;
+  complete: boolean;
+  samplingIntervalMicros: number | undefined;
+  flushIntervalMs: number | undefined;
+  profileTypes: string[];
+  counts: RunCounts;
+}
+
+export interface RunProfile {
+  /** Path inside the run folder, e.g. `profiles/000001-cpu.pb.gz`. */
+  file: string;
+  /** The window number from the file name. */
+  window: number;
+  kind: ProfileKind;
+  /** Index of the kind's value (cpu/nanoseconds or wall/nanoseconds) in each sample. */
+  valueIndex: number;
+  profile: Profile;
+}
+
+export interface LoadedRun {
+  /** Absolute path of the run folder. */
+  dir: string;
+  manifest: RunManifest;
+  /** Sorted by file name, so by window. */
+  profiles: RunProfile[];
+  spans: RunSpan[];
+}
+
+const PROFILE_FILE = /^(\d+)-([a-z]+)\.pb\.gz$/;
+const SPAN_FILE = /\.jsonl$/;
+
+/** Files of a run subfolder in name order; a folder that is not there yet has none. Dot names are temporaries. */
+function listFiles(dir: string, pattern: RegExp): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => !name.startsWith('.') && pattern.test(name))
+    .sort();
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** When a run started, for picking the newest: the manifest's startedAt, else when run.json was last written. */
+function startedAtMs(runDir: string): number {
+  const manifestPath = path.join(runDir, MANIFEST_NAME);
+  try {
+    const startedAt = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { startedAt?: unknown }).startedAt;
+    const ms = typeof startedAt === 'string' ? Date.parse(startedAt) : Number.NaN;
+    if (Number.isFinite(ms)) return ms;
+  } catch {
+    // An unreadable manifest still marks a run; loading it later reports what is wrong.
+  }
+  return statSync(manifestPath).mtimeMs;
+}
+
+/** The newest run folder (a subfolder holding a run.json) inside baseDir, or undefined when there is none. */
+export function latestRun(baseDir: string): string | undefined {
+  if (!isDirectory(baseDir)) return undefined;
+  let best: { dir: string; ms: number } | undefined;
+  for (const entry of readdirSync(baseDir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const dir = path.join(baseDir, entry.name);
+    if (!existsSync(path.join(dir, MANIFEST_NAME))) continue;
+    const ms = startedAtMs(dir);
+    // Same start time: the later name (names end in the pid, so this is just a stable choice).
+    if (best === undefined || ms > best.ms || (ms === best.ms && dir > best.dir)) best = { dir, ms };
+  }
+  return best?.dir;
+}
+
+/** DIR as a user names it (a run folder, or a folder of runs) → the absolute run folder to load. */
+export function resolveRunDir(dir: string): string {
+  const absolute = path.resolve(dir);
+  if (!existsSync(absolute)) throw new RunError(`${dir} does not exist`);
+  if (!isDirectory(absolute)) throw new RunError(`${dir} is not a directory`);
+  if (existsSync(path.join(absolute, MANIFEST_NAME))) return absolute;
+  const latest = latestRun(absolute);
+  if (latest === undefined) throw new RunError(`no recording in ${dir} (no ${MANIFEST_NAME} in it or in its subfolders)`);
+  return latest;
+}
+
+const asString = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
+const asNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+function parseManifest(text: string, where: string): RunManifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new RunError(`${where} is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RunError(`${where} is not a JSON object`);
+  const m = raw as Record<string, unknown>;
+  if (m.format !== RECORDING_FORMAT) throw new RunError(`${where} is not a pyro-run recording manifest (format is ${JSON.stringify(m.format)}, expected "${RECORDING_FORMAT}")`);
+  const formatVersion = asNumber(m.formatVersion);
+  if (formatVersion === undefined) throw new RunError(`${where} has no formatVersion`);
+  if (formatVersion > RECORDING_FORMAT_VERSION) {
+    throw new RunError(`${where} has formatVersion ${formatVersion}; this pyro-run reads up to ${RECORDING_FORMAT_VERSION} (upgrade pyro-run)`);
+  }
+  const counts = (typeof m.counts === 'object' && m.counts !== null ? m.counts : {}) as Record<string, unknown>;
+  const count = (key: keyof RunCounts) => asNumber(counts[key]) ?? 0;
+  return {
+    formatVersion,
+    service: asString(m.service),
+    pyroRunVersion: asString(m.pyroRunVersion),
+    nodeVersion: asString(m.nodeVersion),
+    pid: asNumber(m.pid),
+    command: Array.isArray(m.command) ? m.command.filter((word): word is string => typeof word === 'string') : [],
+    startedAt: typeof m.startedAt === 'string' ? m.startedAt : undefined,
+    endedAt: typeof m.endedAt === 'string' ? m.endedAt : null,
+    complete: m.complete === true,
+    samplingIntervalMicros: asNumber(m.samplingIntervalMicros),
+    flushIntervalMs: asNumber(m.flushIntervalMs),
+    profileTypes: Array.isArray(m.profileTypes) ? m.profileTypes.filter((type): type is string => typeof type === 'string') : [],
+    counts: {
+      windows: count('windows'),
+      profileFiles: count('profileFiles'),
+      spanFiles: count('spanFiles'),
+      spans: count('spans'),
+      bytes: count('bytes'),
+      droppedWindows: count('droppedWindows'),
+      droppedSpans: count('droppedSpans'),
+    },
+  };
+}
+
+/**
+ * gunzip (whose CRC catches damaged bytes) and decode, then check what decoding alone would let
+ * through: pprof-format is lenient and turns many wrong inputs into an odd-looking Profile.
+ */
+function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profile: Profile; valueIndex: number } {
+  let profile: Profile;
+  try {
+    profile = Profile.decode(gunzipSync(bytes));
+  } catch (error) {
+    throw new RunError(`${file} is not a gzipped pprof profile (${(error as Error).message})`);
+  }
+  const strings = profile.stringTable.strings;
+  const stringAt = (index: unknown) => strings[Number(index)];
+  if (strings[0] !== '') throw new RunError(`${file} is not a pprof profile (its string table does not start with "")`);
+  const valueIndex = profile.sampleType.findIndex((type) => stringAt(type.type) === kind);
+  if (valueIndex < 0) {
+    const types = profile.sampleType.map((type) => `${stringAt(type.type)}/${stringAt(type.unit)}`).join(', ');
+    throw new RunError(`${file} has no ${kind} sample type (it has: ${types || 'none'})`);
+  }
+  const locations = new Set(profile.location.map((location) => Number(location.id)));
+  for (const sample of profile.sample) {
+    if (sample.value.length !== profile.sampleType.length) throw new RunError(`${file} is corrupt (a sample has ${sample.value.length} values for ${profile.sampleType.length} sample types)`);
+    for (const id of sample.locationId) if (!locations.has(Number(id))) throw new RunError(`${file} is corrupt (a sample names location ${id}, which it does not define)`);
+  }
+  return { profile, valueIndex };
+}
+
+function readProfiles(runDir: string): RunProfile[] {
+  const profiles: RunProfile[] = [];
+  for (const name of listFiles(path.join(runDir, 'profiles'), PROFILE_FILE)) {
+    const [, window, type] = PROFILE_FILE.exec(name) as RegExpExecArray;
+    if (!PROFILE_KINDS.includes(type as ProfileKind)) continue;
+    const kind = type as ProfileKind;
+    const file = `profiles/${name}`;
+    const { profile, valueIndex } = decodeProfile(readFileSync(path.join(runDir, file)), kind, path.join(runDir, file));
+    profiles.push({ file, window: Number(window), kind, valueIndex, profile });
+  }
+  return profiles;
+}
+
+function readSpans(runDir: string): RunSpan[] {
+  const spans: RunSpan[] = [];
+  for (const name of listFiles(path.join(runDir, 'spans'), SPAN_FILE)) {
+    const file = `spans/${name}`;
+    const problem = readSpanBatch(readFileSync(path.join(runDir, file), 'utf8'), spans);
+    if (problem !== undefined) throw new RunError(`${path.join(runDir, file)} is corrupt (${problem})`);
+  }
+  return spans;
+}
+
+/**
+ * Loads the run in `dir` (a run folder, or a folder of runs: then its newest run). Throws RunError
+ * when the folder is missing or holds no run, when the run has nothing recorded yet, and when
+ * run.json, a profile or a span file cannot be read (naming the file).
+ */
+export function loadRunSync(dir: string): LoadedRun {
+  const runDir = resolveRunDir(dir);
+  const manifestPath = path.join(runDir, MANIFEST_NAME);
+  let manifestText: string;
+  try {
+    manifestText = readFileSync(manifestPath, 'utf8');
+  } catch (error) {
+    throw new RunError(`cannot read ${manifestPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const manifest = parseManifest(manifestText, manifestPath);
+  const profiles = readProfiles(runDir);
+  const spans = readSpans(runDir);
+  if (profiles.length === 0 && spans.length === 0) throw new RunError(`the recording in ${runDir} has no profiles or spans yet`);
+  return { dir: runDir, manifest, profiles, spans };
+}

@@ -1,0 +1,122 @@
+/**
+ * OTLP/JSON span batches (one ExportTraceServiceRequest per line, as the collector's file
+ * exporter writes them) → the few span fields a report needs. OTLP/JSON allows 64-bit integers
+ * as strings or numbers, so times and int attributes are read either way.
+ */
+import { ATTR_PROFILE_ID } from '../wire.js';
+
+export interface RunSpan {
+  spanId: string;
+  traceId: string;
+  /** Undefined for a trace's root span. */
+  parentSpanId: string | undefined;
+  name: string;
+  /** OTLP SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  /** Epoch nanoseconds; bigint because they exceed 2^53. */
+  startNs: bigint;
+  endNs: bigint;
+  /** endNs - startNs, small enough for a number. */
+  durationNs: number;
+  /** `pyroscope.profile.id`: set on the spans whose ID profile samples carry. */
+  profileId: string | undefined;
+  route: string | undefined;
+  urlPath: string | undefined;
+  statusCode: number | undefined;
+}
+
+interface OtlpValue {
+  stringValue?: unknown;
+  intValue?: unknown;
+  doubleValue?: unknown;
+}
+
+interface OtlpSpan {
+  spanId?: unknown;
+  traceId?: unknown;
+  parentSpanId?: unknown;
+  name?: unknown;
+  kind?: unknown;
+  startTimeUnixNano?: unknown;
+  endTimeUnixNano?: unknown;
+  attributes?: { key?: unknown; value?: OtlpValue }[];
+}
+
+interface OtlpRequest {
+  resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+}
+
+const ATTR_ROUTE = 'http.route';
+const ATTR_URL_PATH = 'url.path';
+const ATTR_STATUS = 'http.response.status_code';
+
+function nanos(value: unknown): bigint | undefined {
+  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  return undefined;
+}
+
+function stringOf(value: OtlpValue | undefined): string | undefined {
+  return typeof value?.stringValue === 'string' ? value.stringValue : undefined;
+}
+
+function intOf(value: OtlpValue | undefined): number | undefined {
+  const raw = value?.intValue ?? value?.doubleValue;
+  const number = typeof raw === 'string' ? Number(raw) : raw;
+  return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+}
+
+/** One OTLP span → RunSpan, or why it cannot be one. */
+function toRunSpan(span: OtlpSpan): RunSpan | string {
+  if (typeof span.spanId !== 'string' || span.spanId === '') return 'a span has no spanId';
+  if (typeof span.traceId !== 'string' || span.traceId === '') return `span ${span.spanId} has no traceId`;
+  const startNs = nanos(span.startTimeUnixNano);
+  const endNs = nanos(span.endTimeUnixNano);
+  if (startNs === undefined || endNs === undefined) return `span ${span.spanId} has no valid start/end time`;
+  const attributes = new Map<string, OtlpValue | undefined>();
+  for (const attribute of span.attributes ?? []) {
+    if (typeof attribute.key === 'string') attributes.set(attribute.key, attribute.value);
+  }
+  return {
+    spanId: span.spanId.toLowerCase(),
+    traceId: span.traceId.toLowerCase(),
+    parentSpanId: typeof span.parentSpanId === 'string' && span.parentSpanId !== '' ? span.parentSpanId.toLowerCase() : undefined,
+    name: typeof span.name === 'string' ? span.name : '',
+    kind: typeof span.kind === 'number' ? span.kind : 0,
+    startNs,
+    endNs,
+    durationNs: endNs > startNs ? Number(endNs - startNs) : 0,
+    profileId: stringOf(attributes.get(ATTR_PROFILE_ID))?.toLowerCase(),
+    route: stringOf(attributes.get(ATTR_ROUTE)),
+    urlPath: stringOf(attributes.get(ATTR_URL_PATH)),
+    statusCode: intOf(attributes.get(ATTR_STATUS)),
+  };
+}
+
+/** Appends the spans of a .jsonl file's text to `into`; returns what is wrong with it, if anything. */
+export function readSpanBatch(text: string, into: RunSpan[]): string | undefined {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as string).trim();
+    if (line === '') continue;
+    let request: OtlpRequest;
+    try {
+      request = JSON.parse(line) as OtlpRequest;
+    } catch (error) {
+      return `line ${i + 1} is not JSON: ${(error as Error).message}`;
+    }
+    if (typeof request !== 'object' || request === null || !Array.isArray(request.resourceSpans)) {
+      return `line ${i + 1} is not an OTLP/JSON ExportTraceServiceRequest (no resourceSpans)`;
+    }
+    for (const resource of request.resourceSpans) {
+      for (const scope of resource.scopeSpans ?? []) {
+        for (const span of scope.spans ?? []) {
+          const parsed = toRunSpan(span);
+          if (typeof parsed === 'string') return `line ${i + 1}: ${parsed}`;
+          into.push(parsed);
+        }
+      }
+    }
+  }
+  return undefined;
+}
