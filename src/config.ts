@@ -34,7 +34,7 @@ export interface Config {
   profiles: ProfileType[];
   spanScope: SpanScope;
   /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
-  local: { dir: string; capBytes: number; quiet: boolean } | undefined;
+  local: { dir: string; capBytes: number; quiet: boolean; forced: boolean } | undefined;
   /** Label samples with trace_id too. Off by default: Pyroscope's distributor keeps only span_id per sample (pkg/distributor, GroupSamplesWithoutLabels), every other sample label becomes a series label. */
   traceIdLabel: boolean;
   flushIntervalMs: number;
@@ -87,6 +87,16 @@ function integer(min: number, max: number, unit: string) {
     if (!/^\d+$/.test(text)) return bad(`must be a whole number of ${unit}`);
     const value = Number(text);
     if (value < min || value > max) return bad(`must be between ${min} and ${max} ${unit}`);
+    return ok(value);
+  };
+}
+
+function positiveNumber(max: number, unit: string) {
+  return (raw: string): Parsed<number> => {
+    const text = raw.trim();
+    if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) return bad(`must be a positive number of ${unit}`);
+    const value = Number(text);
+    if (value > max) return bad(`must be at most ${max} ${unit}`);
     return ok(value);
   };
 }
@@ -197,7 +207,7 @@ export const SETTINGS = {
   profiles: { flag: 'profiles', arg: '<list>', env: 'PYRO_RUN_PROFILES', description: 'profiles to collect: cpu, wall, or none', defaultText: 'cpu,wall', parse: parseProfiles },
   spanScope: { flag: 'span-scope', arg: '<scope>', env: 'PYRO_RUN_SPAN_SCOPE', description: 'root: samples carry the local-root span; all: each span its own', defaultText: 'root', parse: oneOf(SPAN_SCOPES) },
   out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
-  maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; the oldest profile windows go first', defaultText: '200', parse: integer(1, 1_000_000, 'megabytes') },
+  maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; the oldest profile windows go first', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
   quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: 'local mode: no notices and no exit summary', defaultText: 'off', parse: onOff },
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
@@ -361,7 +371,7 @@ export const DEFAULT_OUTPUT_DIR = 'pyro-run-data';
 function localMode(config: Config, exporterChosen: boolean, dir: string | undefined, capMb: number | undefined, quiet: boolean | undefined): Config['local'] {
   const anyDestination = config.pyroscope.serverAddress !== undefined || config.traces.endpoint !== undefined || exporterChosen;
   if (dir === undefined && anyDestination) return undefined;
-  return { dir: dir ?? DEFAULT_OUTPUT_DIR, capBytes: (capMb ?? 200) * 1024 * 1024, quiet: quiet ?? false };
+  return { dir: dir ?? DEFAULT_OUTPUT_DIR, capBytes: Math.round((capMb ?? 200) * 1024 * 1024), quiet: quiet ?? false, forced: dir !== undefined };
 }
 
 /** Which env var a flag sets: the CLI's half of the table. */

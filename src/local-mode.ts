@@ -36,7 +36,7 @@ export function openRecording(config: Config, local: NonNullable<Config['local']
     const recorder = new LocalRecorder(config, base, log, { pyroRunVersion: pyroRunVersion(), command: process.argv.slice(1), startedAt: new Date() }, (dir, manifest) => {
       if (!local.quiet) closingNotice(dir, manifest, log);
     });
-    if (!local.quiet) notice(`recording to ${path.relative(process.cwd(), recorder.dir) || '.'} (local mode: no backend configured)`);
+    if (!local.quiet) notice(`recording to ${path.relative(process.cwd(), recorder.dir) || '.'} (local mode${config.local?.forced ? '' : ': no backend configured'})`);
     return recorder;
   } catch (error) {
     log.warn(`cannot record into ${base}: ${reason(error)}; the app runs without recording`);

@@ -117,7 +117,12 @@ export class LocalRecorder implements Destination {
     if (profiles.length === 0) return;
     const seq = ++this.windowSeq;
     const bytes = profiles.reduce((sum, p) => sum + p.body.byteLength, 0);
-    this.makeRoom(bytes);
+    if (!this.makeRoom(bytes)) {
+      this.manifest.counts.droppedWindows++;
+      this.log.warnOnce('cap-window-too-big', `a profile window (${bytes} bytes) is larger than the recording's ${this.capMb()} MB cap; it is not recorded (counted in run.json)`);
+      this.writeManifest();
+      return;
+    }
     const files: string[] = [];
     for (const { type, body } of profiles) {
       const file = path.join(this.dir, PROFILES_DIR, profileFileName(seq, type));
@@ -160,11 +165,11 @@ export class LocalRecorder implements Destination {
       counts.droppedWindows++;
       this.log.warnOnce('cap-windows', `the recording reached its ${this.capMb()} MB cap; the oldest profile windows are deleted to make room (counted in run.json)`);
     }
-    return counts.bytes + bytes <= capBytes || counts.bytes === 0;
+    return counts.bytes + bytes <= capBytes;
   }
 
   private capMb(): number {
-    return Math.round(this.manifest.capBytes / (1024 * 1024));
+    return Math.round((this.manifest.capBytes / (1024 * 1024)) * 100) / 100;
   }
 
   private writeManifest(): void {

@@ -1,0 +1,192 @@
+/**
+ * Local mode through the real CLI and the example shop: what lands on disk is standard, whole,
+ * linked and counted — and bounded.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { type Child, registerPath, repoRoot, runCli, runNode } from './support/child.js';
+import { load } from './support/load.js';
+import { decodeTraceRequestJson } from './support/otlp-decode-json.js';
+import type { DecodedSpan } from './support/otlp-types.js';
+import { sampleViewsOf, type SampleView } from './support/pprof-helpers.js';
+import { decodePprof } from './support/pprof-wire.js';
+import { startReceiver } from './support/receiver.js';
+
+const SHOP = path.join(repoRoot, 'examples/express/server.mjs');
+
+interface Recording {
+  dir: string;
+  manifest: {
+    service: string;
+    complete: boolean;
+    endedAt: string | null;
+    capBytes: number;
+    counts: { windows: number; profileFiles: number; spanFiles: number; spans: number; bytes: number; droppedWindows: number; droppedSpans: number };
+  };
+  profiles: { name: string; type: string; samples: SampleView[] }[];
+  spans: DecodedSpan[];
+  spanFiles: string[];
+  /** Bytes of the profile and span files on disk. */
+  bytesOnDisk: number;
+}
+
+/** Reads the one run under `base` strictly: every file must decode, nothing unfinished may be visible. */
+function readRecording(base: string): Recording {
+  const runs = readdirSync(base).filter((name) => !name.startsWith('.'));
+  assert.equal(runs.length, 1, `one run folder expected in ${base}: ${runs.join(', ')}`);
+  const dir = path.join(base, runs[0]!);
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as Recording['manifest'];
+  let bytesOnDisk = 0;
+  const profiles = readdirSync(path.join(dir, 'profiles'))
+    .filter((name) => !name.startsWith('.'))
+    .map((name) => {
+      const match = name.match(/^(\d{6})-(cpu|wall)\.pb\.gz$/);
+      assert.ok(match, `unexpected profile file ${name}`);
+      const bytes = readFileSync(path.join(dir, 'profiles', name));
+      bytesOnDisk += bytes.byteLength;
+      const decoded = decodePprof(bytes);
+      assert.ok(decoded.gzipped, `${name} is gzipped`);
+      return { name, type: match[2]!, samples: sampleViewsOf(decoded.profile) };
+    });
+  const spanFiles = readdirSync(path.join(dir, 'spans')).filter((name) => !name.startsWith('.'));
+  const spans = spanFiles.flatMap((name) => {
+    assert.match(name, /^\d{6}\.jsonl$/);
+    const text = readFileSync(path.join(dir, 'spans', name), 'utf8');
+    bytesOnDisk += statSync(path.join(dir, 'spans', name)).size;
+    const lines = text.split('\n').filter((line) => line !== '');
+    return lines.flatMap((line) => decodeTraceRequestJson(line));
+  });
+  return { dir, manifest, profiles, spans, spanFiles, bytesOnDisk };
+}
+
+function tempDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'pyro-run-local-'));
+}
+
+async function driveShop(app: Child, requests: number): Promise<void> {
+  const base = `http://127.0.0.1:${(await app.line(/listening (\d+)/))[1]}`;
+  const paths = ['/search?q=red%20mug', '/products/7', '/search?q=blue%20lamp'];
+  await load(base, (i) => paths[i % paths.length]!, requests, 6);
+  for (let i = 0; i < CHECKOUTS; i++) {
+    const checkout = await fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"items":[{"id":3,"quantity":2},{"id":9,"quantity":1}]}' });
+    assert.equal(checkout.status, 200);
+  }
+}
+
+const CHECKOUTS = 5;
+
+test('records the example shop: standard files, linked by span_id, counted in run.json', async () => {
+  const out = tempDir();
+  const app = runCli(['--out', out, '--flush-interval', '1000', '--sampling-interval', '2000', SHOP], { env: { PORT: '0' } });
+  await driveShop(app, 60);
+  app.process.kill('SIGTERM');
+  assert.equal((await app.exit()).signal, 'SIGTERM');
+
+  const run = readRecording(out);
+  assert.equal(run.manifest.service, 'shop-example', 'service name from the app’s package.json');
+  assert.equal(run.manifest.complete, true);
+  assert.ok(run.manifest.endedAt);
+  const { counts } = run.manifest;
+  assert.equal(counts.profileFiles, run.profiles.length);
+  assert.equal(counts.spanFiles, run.spanFiles.length);
+  assert.equal(counts.spans, run.spans.length);
+  assert.equal(counts.bytes, run.bytesOnDisk);
+  assert.equal(counts.windows, new Set(run.profiles.map((p) => p.name.slice(0, 6))).size);
+  assert.ok(counts.windows >= 1);
+
+  const byId = new Map(run.spans.map((span) => [span.spanId, span]));
+  const roots = run.spans.filter((span) => span.attributes['pyroscope.profile.id'] === span.spanId);
+  assert.equal(roots.filter((span) => span.kind === 2).length, 60 + CHECKOUTS, 'every request is a linked local root');
+  let linked = 0;
+  for (const profile of run.profiles) {
+    for (const sample of profile.samples) {
+      const spanId = sample.labels.span_id;
+      if (spanId === undefined) continue;
+      linked++;
+      const span = byId.get(spanId);
+      assert.ok(span, `span_id ${spanId} names a recorded span`);
+      assert.equal(span.attributes['pyroscope.profile.id'], spanId);
+      assert.equal(sample.labels.trace_id, span.traceId, 'local mode labels trace_id too');
+    }
+  }
+  assert.ok(linked > 0);
+  const checkoutCpu = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('priceCart'));
+  assert.ok(checkoutCpu.length > 0, 'priceCart shows up in the CPU profile');
+  for (const sample of checkoutCpu) assert.equal(byId.get(sample.labels.span_id ?? '')?.name, 'POST /checkout');
+
+  assert.match(app.stderr, /pyro-run: recording to /);
+  assert.match(app.stderr, /pyro-run: view it: npx pyro-run report /);
+});
+
+test('with nothing configured, records into ./pyro-run-data of the app', async () => {
+  const cwd = tempDir();
+  const app = runCli([SHOP], { cwd, env: { PORT: '0' } });
+  await driveShop(app, 3);
+  app.process.kill('SIGTERM');
+  await app.exit();
+  const run = readRecording(path.join(cwd, 'pyro-run-data'));
+  assert.equal(run.manifest.complete, true);
+  assert.ok(run.spans.length > 0);
+});
+
+test('--out forces local mode even when backends are configured', async () => {
+  const receiver = await startReceiver();
+  try {
+    const out = tempDir();
+    const app = runCli(['--out', out, SHOP], { env: { PORT: '0', PYROSCOPE_SERVER_ADDRESS: receiver.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    await driveShop(app, 3);
+    app.process.kill('SIGTERM');
+    await app.exit();
+    assert.equal(receiver.requests.length, 0, 'nothing was sent');
+    assert.ok(readRecording(out).spans.length > 0);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('a tiny cap deletes the oldest windows, stays under the cap, and says so once', async () => {
+  const out = tempDir();
+  const capMb = 0.25;
+  const app = runCli(['--out', out, '--max-run-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], { env: { PORT: '0' } });
+  await driveShop(app, 150);
+  app.process.kill('SIGTERM');
+  await app.exit();
+  const run = readRecording(out);
+  const cap = Math.round(capMb * 1024 * 1024);
+  assert.equal(run.manifest.capBytes, cap);
+  assert.ok(run.manifest.counts.droppedWindows > 0, `windows were dropped: ${JSON.stringify(run.manifest.counts)}`);
+  assert.ok(run.bytesOnDisk <= cap, `${run.bytesOnDisk} bytes on disk, cap ${cap}`);
+  assert.equal(run.manifest.counts.bytes, run.bytesOnDisk);
+  const oldestKept = Math.min(...run.profiles.map((p) => Number(p.name.slice(0, 6))));
+  assert.ok(oldestKept > 1, 'the first window went first');
+  assert.equal(app.stderr.match(/oldest profile windows are deleted/g)?.length, 1, `warned once, not per window:\n${app.stderr}`);
+  assert.ok((app.stderr.match(/spans beyond it/g)?.length ?? 0) <= 1, app.stderr);
+});
+
+test('SIGKILL during a run leaves only whole files', async () => {
+  const out = tempDir();
+  // The app itself, not the CLI: a SIGKILL cannot be relayed, and the orphan would hold the pipes.
+  const app = runNode(['--import', registerPath, SHOP], { env: { PORT: '0', OTEL_BSP_SCHEDULE_DELAY: '100', PYRO_RUN_OUTPUT_DIR: out, PYROSCOPE_FLUSH_INTERVAL_MS: '1000', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000' } });
+  await driveShop(app, 120);
+  app.process.kill('SIGKILL');
+  assert.equal((await app.exit()).signal, 'SIGKILL');
+  // readRecording decodes every visible file strictly: a torn write would fail here.
+  const run = readRecording(out);
+  assert.equal(run.manifest.complete, false);
+  assert.equal(run.manifest.endedAt, null);
+  assert.ok(run.manifest.counts.windows >= 1, 'windows were written before the kill');
+  assert.ok(run.spans.length > 0, 'span batches were written before the kill');
+});
+
+test('--quiet records without a word', async () => {
+  const out = tempDir();
+  const app = runCli(['--quiet', '--out', out, SHOP], { env: { PORT: '0' } });
+  await driveShop(app, 3);
+  app.process.kill('SIGTERM');
+  await app.exit();
+  assert.equal(app.stderr, '');
+  assert.equal(readRecording(out).manifest.complete, true);
+});
