@@ -54,7 +54,13 @@ export interface RunRequest {
   command: string[];
 }
 
-export type CliRequest = RunRequest | ExitRequest;
+/** `pyro-run report …`: the arguments after `report`, parsed by runReport itself. */
+export interface ReportRequest {
+  kind: 'report';
+  args: string[];
+}
+
+export type CliRequest = RunRequest | ReportRequest | ExitRequest;
 
 export interface ParseContext {
   /** The environment the app would inherit: flag problems are judged against it. */
@@ -83,7 +89,7 @@ function optionDescription(setting: Setting): string {
   return `${setting.description}${defaultText} (env: ${setting.env})`;
 }
 
-function createProgram(context: ParseContext, output: { stdout: string; stderr: string }, onRun: (request: RunRequest) => void): Command {
+function createProgram(context: ParseContext, output: { stdout: string; stderr: string }, onRun: (request: RunRequest | ReportRequest) => void): Command {
   const keyByAttribute = new Map<string, SettingKey>();
   const program = new Command(PROGRAM_NAME)
     .usage(USAGE)
@@ -121,6 +127,16 @@ function createProgram(context: ParseContext, output: { stdout: string; stderr: 
       }
       onRun({ kind: 'run', flags, command });
     });
+  // Everything after `report` goes to runReport verbatim, --help included: it has its own parser.
+  program.helpCommand(false);
+  program
+    .command('report')
+    .description('turn a recording (default: ./pyro-run-data) into an HTML report; see pyro-run report --help')
+    .argument('[args...]')
+    .helpOption(false)
+    .allowUnknownOption()
+    .passThroughOptions()
+    .action((args: string[]) => onRun({ kind: 'report', args }));
 
   for (const [key, setting] of Object.entries(SETTINGS) as [SettingKey, Setting][]) {
     // No .env(): commander would read process.env itself; the child inherits env anyway, and
@@ -133,9 +149,9 @@ function createProgram(context: ParseContext, output: { stdout: string; stderr: 
 }
 
 /** Commander's verdict on args: a run request, help/version output to print, or its error. */
-function commanderParse(args: readonly string[], context: ParseContext): RunRequest | ExitRequest | CommanderError {
+function commanderParse(args: readonly string[], context: ParseContext): RunRequest | ReportRequest | ExitRequest | CommanderError {
   const output = { stdout: '', stderr: '' };
-  let request: RunRequest | undefined;
+  let request: RunRequest | ReportRequest | undefined;
   const program = createProgram(context, output, (parsed) => (request = parsed));
   try {
     program.parse([...args], { from: 'user' });
@@ -169,7 +185,7 @@ function commanderMessage(error: CommanderError, context: ParseContext): string 
 export function parseCommandLine(args: readonly string[], context: ParseContext): CliRequest {
   const parsed = commanderParse(args, context);
   if (parsed instanceof CommanderError) return usageError([commanderMessage(parsed, context)]);
-  if (parsed.kind === 'exit') return parsed;
+  if (parsed.kind === 'exit' || parsed.kind === 'report') return parsed;
   const problems = flagProblems(parsed.flags, context.env);
   if (problems.length > 0) return usageError(problems);
   if (parsed.command.length === 0) return usageError(['no command given']);
@@ -221,6 +237,12 @@ export async function main(args: readonly string[] = process.argv.slice(2)): Pro
     });
     if (request.kind === 'exit') {
       exitWith(request);
+      return;
+    }
+    if (request.kind === 'report') {
+      // Loaded only for `report`: launching an app does not need the report code.
+      const { runReport } = await import('./report.js');
+      process.exitCode = runReport(request.args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), cwd: process.cwd() });
       return;
     }
     await runCommand(request.flags, request.command);

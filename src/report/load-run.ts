@@ -8,32 +8,33 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
+import { isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, SPANS_DIR } from '../recording.js';
 import { readSpanBatch, type RunSpan } from './otlp-spans.js';
+import { type ProfileKind, type SampleIndex, SampleIndexBuilder } from './sample-index.js';
 
 export type { RunSpan } from './otlp-spans.js';
-
-export const RECORDING_FORMAT = 'pyro-run-recording';
-/** The newest manifest layout this reader understands. */
-export const RECORDING_FORMAT_VERSION = 1;
-export const MANIFEST_NAME = 'run.json';
+export type { ProfileKind, SampleIndex } from './sample-index.js';
 
 /** The profile types a report shows; other `<window>-<type>.pb.gz` files are left alone. */
-export type ProfileKind = 'cpu' | 'wall';
 export const PROFILE_KINDS: readonly ProfileKind[] = ['cpu', 'wall'];
 
-/** Why a recording cannot be read, in one line (the CLI prints it after `pyro-run report: `). */
+/**
+ * Why a recording cannot be read: `missing` (no such folder), `no-run` (no run.json in it or its
+ * subfolders), `empty` (a run with nothing recorded yet), `corrupt` (a file that cannot be read;
+ * the message names it).
+ */
+export type RunErrorCode = 'missing' | 'no-run' | 'empty' | 'corrupt';
+
+/** A recording that cannot be read, in one line (the CLI prints it after `pyro-run report: `). */
 export class RunError extends Error {
   override readonly name = 'RunError';
-}
 
-export interface RunCounts {
-  windows: number;
-  profileFiles: number;
-  spanFiles: number;
-  spans: number;
-  bytes: number;
-  droppedWindows: number;
-  droppedSpans: number;
+  constructor(
+    readonly code: RunErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** run.json as written by the recorder; fields a reader can live without default to empty values. */
@@ -54,15 +55,14 @@ export interface RunManifest {
   counts: RunCounts;
 }
 
+/** A profile file that was read; its samples are in LoadedRun.samples. */
 export interface RunProfile {
   /** Path inside the run folder, e.g. `profiles/000001-cpu.pb.gz`. */
   file: string;
   /** The window number from the file name. */
   window: number;
   kind: ProfileKind;
-  /** Index of the kind's value (cpu/nanoseconds or wall/nanoseconds) in each sample. */
-  valueIndex: number;
-  profile: Profile;
+  samples: number;
 }
 
 export interface LoadedRun {
@@ -71,6 +71,8 @@ export interface LoadedRun {
   manifest: RunManifest;
   /** Sorted by file name, so by window. */
   profiles: RunProfile[];
+  /** Every profile's samples, indexed as they were read. */
+  samples: SampleIndex;
   spans: RunSpan[];
 }
 
@@ -81,7 +83,7 @@ const SPAN_FILE = /\.jsonl$/;
 function listFiles(dir: string, pattern: RegExp): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
-    .filter((name) => !name.startsWith('.') && pattern.test(name))
+    .filter((name) => !isUnfinished(name) && pattern.test(name))
     .sort();
 }
 
@@ -95,7 +97,7 @@ function isDirectory(dir: string): boolean {
 
 /** When a run started, for picking the newest: the manifest's startedAt, else when run.json was last written. */
 function startedAtMs(runDir: string): number {
-  const manifestPath = path.join(runDir, MANIFEST_NAME);
+  const manifestPath = path.join(runDir, MANIFEST_FILE);
   try {
     const startedAt = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { startedAt?: unknown }).startedAt;
     const ms = typeof startedAt === 'string' ? Date.parse(startedAt) : Number.NaN;
@@ -113,7 +115,7 @@ export function latestRun(baseDir: string): string | undefined {
   for (const entry of readdirSync(baseDir, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const dir = path.join(baseDir, entry.name);
-    if (!existsSync(path.join(dir, MANIFEST_NAME))) continue;
+    if (!existsSync(path.join(dir, MANIFEST_FILE))) continue;
     const ms = startedAtMs(dir);
     // Same start time: the later name (names end in the pid, so this is just a stable choice).
     if (best === undefined || ms > best.ms || (ms === best.ms && dir > best.dir)) best = { dir, ms };
@@ -124,11 +126,11 @@ export function latestRun(baseDir: string): string | undefined {
 /** DIR as a user names it (a run folder, or a folder of runs) → the absolute run folder to load. */
 export function resolveRunDir(dir: string): string {
   const absolute = path.resolve(dir);
-  if (!existsSync(absolute)) throw new RunError(`${dir} does not exist`);
-  if (!isDirectory(absolute)) throw new RunError(`${dir} is not a directory`);
-  if (existsSync(path.join(absolute, MANIFEST_NAME))) return absolute;
+  if (!existsSync(absolute)) throw new RunError('missing', `${dir} does not exist`);
+  if (!isDirectory(absolute)) throw new RunError('missing', `${dir} is not a directory`);
+  if (existsSync(path.join(absolute, MANIFEST_FILE))) return absolute;
   const latest = latestRun(absolute);
-  if (latest === undefined) throw new RunError(`no recording in ${dir} (no ${MANIFEST_NAME} in it or in its subfolders)`);
+  if (latest === undefined) throw new RunError('no-run', `no recording in ${dir} (no ${MANIFEST_FILE} in it or in its subfolders)`);
   return latest;
 }
 
@@ -140,15 +142,15 @@ function parseManifest(text: string, where: string): RunManifest {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new RunError(`${where} is not valid JSON (${(error as Error).message})`);
+    throw new RunError('corrupt', `${where} is not valid JSON (${(error as Error).message})`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RunError(`${where} is not a JSON object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RunError('corrupt', `${where} is not a JSON object`);
   const m = raw as Record<string, unknown>;
-  if (m.format !== RECORDING_FORMAT) throw new RunError(`${where} is not a pyro-run recording manifest (format is ${JSON.stringify(m.format)}, expected "${RECORDING_FORMAT}")`);
+  if (m.format !== RECORDING_FORMAT) throw new RunError('corrupt', `${where} is not a pyro-run recording manifest (format is ${JSON.stringify(m.format)}, expected "${RECORDING_FORMAT}")`);
   const formatVersion = asNumber(m.formatVersion);
-  if (formatVersion === undefined) throw new RunError(`${where} has no formatVersion`);
+  if (formatVersion === undefined) throw new RunError('corrupt', `${where} has no formatVersion`);
   if (formatVersion > RECORDING_FORMAT_VERSION) {
-    throw new RunError(`${where} has formatVersion ${formatVersion}; this pyro-run reads up to ${RECORDING_FORMAT_VERSION} (upgrade pyro-run)`);
+    throw new RunError('corrupt', `${where} has formatVersion ${formatVersion}; this pyro-run reads up to ${RECORDING_FORMAT_VERSION} (upgrade pyro-run)`);
   }
   const counts = (typeof m.counts === 'object' && m.counts !== null ? m.counts : {}) as Record<string, unknown>;
   const count = (key: keyof RunCounts) => asNumber(counts[key]) ?? 0;
@@ -186,43 +188,45 @@ function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profil
   try {
     profile = Profile.decode(gunzipSync(bytes));
   } catch (error) {
-    throw new RunError(`${file} is not a gzipped pprof profile (${(error as Error).message})`);
+    throw new RunError('corrupt', `${file} is not a gzipped pprof profile (${(error as Error).message})`);
   }
   const strings = profile.stringTable.strings;
   const stringAt = (index: unknown) => strings[Number(index)];
-  if (strings[0] !== '') throw new RunError(`${file} is not a pprof profile (its string table does not start with "")`);
+  if (strings[0] !== '') throw new RunError('corrupt', `${file} is not a pprof profile (its string table does not start with "")`);
   const valueIndex = profile.sampleType.findIndex((type) => stringAt(type.type) === kind);
   if (valueIndex < 0) {
     const types = profile.sampleType.map((type) => `${stringAt(type.type)}/${stringAt(type.unit)}`).join(', ');
-    throw new RunError(`${file} has no ${kind} sample type (it has: ${types || 'none'})`);
+    throw new RunError('corrupt', `${file} has no ${kind} sample type (it has: ${types || 'none'})`);
   }
   const locations = new Set(profile.location.map((location) => Number(location.id)));
   for (const sample of profile.sample) {
-    if (sample.value.length !== profile.sampleType.length) throw new RunError(`${file} is corrupt (a sample has ${sample.value.length} values for ${profile.sampleType.length} sample types)`);
-    for (const id of sample.locationId) if (!locations.has(Number(id))) throw new RunError(`${file} is corrupt (a sample names location ${id}, which it does not define)`);
+    if (sample.value.length !== profile.sampleType.length) throw new RunError('corrupt', `${file} is corrupt (a sample has ${sample.value.length} values for ${profile.sampleType.length} sample types)`);
+    for (const id of sample.locationId) if (!locations.has(Number(id))) throw new RunError('corrupt', `${file} is corrupt (a sample names location ${id}, which it does not define)`);
   }
   return { profile, valueIndex };
 }
 
-function readProfiles(runDir: string): RunProfile[] {
+function readProfiles(runDir: string): { profiles: RunProfile[]; samples: SampleIndex } {
   const profiles: RunProfile[] = [];
-  for (const name of listFiles(path.join(runDir, 'profiles'), PROFILE_FILE)) {
+  const builder = new SampleIndexBuilder();
+  for (const name of listFiles(path.join(runDir, PROFILES_DIR), PROFILE_FILE)) {
     const [, window, type] = PROFILE_FILE.exec(name) as RegExpExecArray;
     if (!PROFILE_KINDS.includes(type as ProfileKind)) continue;
     const kind = type as ProfileKind;
-    const file = `profiles/${name}`;
+    const file = `${PROFILES_DIR}/${name}`;
     const { profile, valueIndex } = decodeProfile(readFileSync(path.join(runDir, file)), kind, path.join(runDir, file));
-    profiles.push({ file, window: Number(window), kind, valueIndex, profile });
+    builder.add(profile, kind, valueIndex, Number(window));
+    profiles.push({ file, window: Number(window), kind, samples: profile.sample.length });
   }
-  return profiles;
+  return { profiles, samples: builder.build() };
 }
 
 function readSpans(runDir: string): RunSpan[] {
   const spans: RunSpan[] = [];
-  for (const name of listFiles(path.join(runDir, 'spans'), SPAN_FILE)) {
-    const file = `spans/${name}`;
+  for (const name of listFiles(path.join(runDir, SPANS_DIR), SPAN_FILE)) {
+    const file = `${SPANS_DIR}/${name}`;
     const problem = readSpanBatch(readFileSync(path.join(runDir, file), 'utf8'), spans);
-    if (problem !== undefined) throw new RunError(`${path.join(runDir, file)} is corrupt (${problem})`);
+    if (problem !== undefined) throw new RunError('corrupt', `${path.join(runDir, file)} is corrupt (${problem})`);
   }
   return spans;
 }
@@ -234,16 +238,16 @@ function readSpans(runDir: string): RunSpan[] {
  */
 export function loadRunSync(dir: string): LoadedRun {
   const runDir = resolveRunDir(dir);
-  const manifestPath = path.join(runDir, MANIFEST_NAME);
+  const manifestPath = path.join(runDir, MANIFEST_FILE);
   let manifestText: string;
   try {
     manifestText = readFileSync(manifestPath, 'utf8');
   } catch (error) {
-    throw new RunError(`cannot read ${manifestPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new RunError('corrupt', `cannot read ${manifestPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const manifest = parseManifest(manifestText, manifestPath);
-  const profiles = readProfiles(runDir);
+  const { profiles, samples } = readProfiles(runDir);
   const spans = readSpans(runDir);
-  if (profiles.length === 0 && spans.length === 0) throw new RunError(`the recording in ${runDir} has no profiles or spans yet`);
-  return { dir: runDir, manifest, profiles, spans };
+  if (profiles.length === 0 && spans.length === 0) throw new RunError('empty', `the recording in ${runDir} has no profiles or spans yet`);
+  return { dir: runDir, manifest, profiles, samples, spans };
 }

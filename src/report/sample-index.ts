@@ -1,12 +1,15 @@
 /**
- * All samples of a run in one compact form, built in a single pass over the decoded profiles:
- * function names and files interned once across windows, every distinct stack a node of one
- * shared prefix tree (a "stack trie"), and each sample reduced to (stack node, value, span label).
- * Any flame graph is then a projection of the trie onto a subset of samples, and windows of the
- * same code share all of their frames.
+ * All samples of a run in one compact form, built one decoded profile at a time: function names
+ * and files interned once across windows, every distinct stack a node of one shared prefix tree
+ * (a "stack trie"), and each sample reduced to (stack node, value, span label). Any flame graph is
+ * then a projection of the trie onto a subset of samples. Decoded pprof objects are many and
+ * short-lived; folding each into this index as soon as it is read keeps them from piling up on
+ * the heap over a long recording.
  */
-import type { ProfileKind, RunProfile } from './load-run.js';
-import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
+import type { Profile } from 'pprof-format';
+import { LABEL_SPAN_ID } from '../wire.js';
+
+export type ProfileKind = 'cpu' | 'wall';
 
 /** Frames as parallel arrays of indices into `strings` (plus the line). */
 export interface FrameTable {
@@ -32,8 +35,8 @@ export interface SampleIndex {
   stackParent: number[];
   /** Frame of each trie node; -1 for the root. */
   stackFrame: number[];
-  /** Distinct `span_id` label values, and the `span_name` first seen with each. */
-  labels: { spanId: string[]; spanName: string[] };
+  /** Distinct `span_id` label values (lowercase); sample labels index into it. */
+  labels: { spanId: string[] };
   samples: Record<ProfileKind, SampleColumns>;
   /** Distinct window numbers with at least one profile, and the time they cover per kind. */
   windows: number;
@@ -58,54 +61,30 @@ class Interner {
 /** pprof packs a column into the high 32 bits of Line.line for some frames (@datadog/pprof "pack" mode). */
 const lineOnly = (line: number | bigint): number => Number(BigInt(line) & 0xffffffffn);
 
-export function indexSamples(profiles: readonly RunProfile[]): SampleIndex {
-  const strings = new Interner();
-  strings.id('');
-  const frames: FrameTable = { name: [], file: [], line: [] };
-  const frameIds = new Map<string, number>();
-  const stackParent = [-1];
-  const stackFrame = [-1];
-  const children: (Map<number, number> | undefined)[] = [undefined];
-  const labelIds = new Map<string, number>();
-  const labels = { spanId: [] as string[], spanName: [] as string[] };
-  const samples: Record<ProfileKind, SampleColumns> = {
+export class SampleIndexBuilder {
+  private readonly strings = new Interner();
+  private readonly frames: FrameTable = { name: [], file: [], line: [] };
+  private readonly frameIds = new Map<string, number>();
+  private readonly stackParent = [-1];
+  private readonly stackFrame = [-1];
+  private readonly children: (Map<number, number> | undefined)[] = [undefined];
+  private readonly labelIds = new Map<string, number>();
+  private readonly labels = { spanId: [] as string[] };
+  private readonly samples: Record<ProfileKind, SampleColumns> = {
     cpu: { stack: [], value: [], label: [] },
     wall: { stack: [], value: [], label: [] },
   };
-  const windows = new Set<number>();
-  const durationNs: Record<ProfileKind, number> = { cpu: 0, wall: 0 };
+  private readonly windows = new Set<number>();
+  private readonly durationNs: Record<ProfileKind, number> = { cpu: 0, wall: 0 };
 
-  const frameId = (name: string, file: string, line: number): number => {
-    // Functions are told apart by where they start: one name can be defined twice in a file.
-    const key = `${name}\0${file}\0${line}`;
-    let id = frameIds.get(key);
-    if (id === undefined) {
-      id = frames.name.length;
-      frames.name.push(strings.id(name));
-      frames.file.push(strings.id(file));
-      frames.line.push(line);
-      frameIds.set(key, id);
-    }
-    return id;
-  };
+  constructor() {
+    this.strings.id('');
+  }
 
-  const childOf = (node: number, frame: number): number => {
-    let kids = children[node];
-    if (kids === undefined) children[node] = kids = new Map();
-    let child = kids.get(frame);
-    if (child === undefined) {
-      child = stackParent.length;
-      stackParent.push(node);
-      stackFrame.push(frame);
-      children.push(undefined);
-      kids.set(frame, child);
-    }
-    return child;
-  };
-
-  for (const { profile, kind, valueIndex, window } of profiles) {
-    windows.add(window);
-    durationNs[kind] += Number(profile.durationNanos);
+  /** Folds in one profile window; `valueIndex` is where its kind's value sits in each sample. */
+  add(profile: Profile, kind: ProfileKind, valueIndex: number, window: number): void {
+    this.windows.add(window);
+    this.durationNs[kind] += Number(profile.durationNanos);
     const table = profile.stringTable.strings;
     const text = (index: number | bigint) => table[Number(index)] ?? '';
     const functions = new Map(profile.function.map((fn) => [Number(fn.id), fn]));
@@ -118,37 +97,30 @@ export function indexSamples(profiles: readonly RunProfile[]): SampleIndex {
         const fn = line === undefined ? undefined : functions.get(Number(line.functionId));
         if (line === undefined || fn === undefined) continue;
         const start = Number(fn.startLine) || lineOnly(line.line);
-        ids.push(frameId(text(fn.name) || '(anonymous)', text(fn.filename), start));
+        ids.push(this.frameId(text(fn.name) || '(anonymous)', text(fn.filename), start));
       }
       locationFrames.set(Number(location.id), ids);
     }
     const spanIdKey = table.indexOf(LABEL_SPAN_ID);
-    const spanNameKey = table.indexOf(LABEL_SPAN_NAME);
-    const out = samples[kind];
+    // span_id string-table index → label; each distinct span recurs in many samples.
+    const labelOfString = new Map<number, number>();
+    const out = this.samples[kind];
 
     for (const sample of profile.sample) {
       const value = Number(sample.value[valueIndex] ?? 0);
       if (value === 0) continue;
       let node = 0;
       for (let i = sample.locationId.length - 1; i >= 0; i--) {
-        for (const frame of locationFrames.get(Number(sample.locationId[i])) ?? []) node = childOf(node, frame);
+        for (const frame of locationFrames.get(Number(sample.locationId[i])) ?? []) node = this.childOf(node, frame);
       }
-      let spanId: string | undefined;
-      let spanName = '';
+      let spanIdString = 0;
       for (const label of sample.label) {
-        const key = Number(label.key);
-        if (key === spanIdKey && spanIdKey > 0) spanId = text(label.str).toLowerCase();
-        else if (key === spanNameKey && spanNameKey > 0) spanName = text(label.str);
+        if (Number(label.key) === spanIdKey) spanIdString = Number(label.str);
       }
       let label = -1;
-      if (spanId !== undefined && spanId !== '') {
-        label = labelIds.get(spanId) ?? -1;
-        if (label < 0) {
-          label = labels.spanId.length;
-          labels.spanId.push(spanId);
-          labels.spanName.push(spanName);
-          labelIds.set(spanId, label);
-        }
+      if (spanIdKey > 0 && spanIdString > 0) {
+        label = labelOfString.get(spanIdString) ?? this.labelId(text(spanIdString));
+        labelOfString.set(spanIdString, label);
       }
       out.stack.push(node);
       out.value.push(value);
@@ -156,5 +128,55 @@ export function indexSamples(profiles: readonly RunProfile[]): SampleIndex {
     }
   }
 
-  return { strings: strings.values, frames, stackParent, stackFrame, labels, samples, windows: windows.size, durationNs };
+  build(): SampleIndex {
+    return {
+      strings: this.strings.values,
+      frames: this.frames,
+      stackParent: this.stackParent,
+      stackFrame: this.stackFrame,
+      labels: this.labels,
+      samples: this.samples,
+      windows: this.windows.size,
+      durationNs: { ...this.durationNs },
+    };
+  }
+
+  private frameId(name: string, file: string, line: number): number {
+    // Functions are told apart by where they start: one name can be defined twice in a file.
+    const key = `${name}\0${file}\0${line}`;
+    let id = this.frameIds.get(key);
+    if (id === undefined) {
+      id = this.frames.name.length;
+      this.frames.name.push(this.strings.id(name));
+      this.frames.file.push(this.strings.id(file));
+      this.frames.line.push(line);
+      this.frameIds.set(key, id);
+    }
+    return id;
+  }
+
+  private childOf(node: number, frame: number): number {
+    let kids = this.children[node];
+    if (kids === undefined) this.children[node] = kids = new Map();
+    let child = kids.get(frame);
+    if (child === undefined) {
+      child = this.stackParent.length;
+      this.stackParent.push(node);
+      this.stackFrame.push(frame);
+      this.children.push(undefined);
+      kids.set(frame, child);
+    }
+    return child;
+  }
+
+  private labelId(spanId: string): number {
+    const normalized = spanId.toLowerCase();
+    let id = this.labelIds.get(normalized);
+    if (id === undefined) {
+      id = this.labels.spanId.length;
+      this.labels.spanId.push(normalized);
+      this.labelIds.set(normalized, id);
+    }
+    return id;
+  }
 }

@@ -1,0 +1,118 @@
+/**
+ * `pyro-run report [DIR] [--json] [--output FILE]`: turns a recording into one HTML page (and
+ * prints the endpoint summary), or prints its aggregates as JSON. Whatever is wrong with the
+ * input ends as one line on stderr and exit 1: users meet this after a crash or a kill, and a
+ * stack trace would hide the one thing they need to read.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_OUTPUT_DIR } from '../config.js';
+import { aggregateRun } from '../report/aggregate.js';
+import { writeReportHtml } from '../report/html.js';
+import { loadRunSync, RunError } from '../report/load-run.js';
+import { formatSummary } from '../report/summary.js';
+
+export const REPORT_COMMAND = 'pyro-run report';
+/** Where recordings go when the app ran without --out (docs/local-mode.md). */
+const DEFAULT_DATA_DIR = DEFAULT_OUTPUT_DIR;
+export const REPORT_FILE = 'report.html';
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+export interface ReportIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Relative DIR and FILE resolve from here. */
+  cwd: string;
+}
+
+interface ReportOptions {
+  dir: string | undefined;
+  json: boolean;
+  output: string | undefined;
+}
+
+type Parsed = { kind: 'report'; options: ReportOptions } | { kind: 'exit'; code: number };
+
+function parse(args: readonly string[], io: ReportIo): Parsed {
+  let options: ReportOptions | undefined;
+  const command = new Command(REPORT_COMMAND)
+    .description(
+      'Turn a pyro-run recording into one self-contained HTML page (endpoints, slowest spans, CPU and wall flame graphs) ' +
+        'and print the endpoint summary. DIR is a run folder, or a folder of runs (its newest run is used).',
+    )
+    .argument('[DIR]', `recording or folder of recordings (default: ./${DEFAULT_DATA_DIR})`)
+    .option('--json', 'print the aggregates as JSON instead of writing the page')
+    .addOption(new Option('-o, --output <FILE>', `where to write the page (or the JSON) (default: <run>/${REPORT_FILE})`))
+    .helpOption('-h, --help', 'print this help and exit')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: () => undefined,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
+    .action((dir: string | undefined, flags: { json?: boolean; output?: string }) => {
+      options = { dir, json: flags.json === true, output: flags.output };
+    });
+  try {
+    command.parse([...args], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    if (error.exitCode === 0) return { kind: 'exit', code: 0 };
+    io.stderr(`${REPORT_COMMAND}: ${error.message.replace(/^error: /, '')}\nTry '${REPORT_COMMAND} --help' for more information.\n`);
+    return { kind: 'exit', code: EXIT_USAGE };
+  }
+  if (options === undefined) throw new Error('commander finished without running the action');
+  return { kind: 'report', options };
+}
+
+/** Runs `write`, naming the file the user asked for (not a temporary one) when it fails. */
+function writeOutput(file: string, write: (file: string) => void): void {
+  try {
+    write(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`cannot write ${file} (${code ?? (error as Error).message})`);
+  }
+}
+
+function report(options: ReportOptions, io: ReportIo): void {
+  const dir = path.resolve(io.cwd, options.dir ?? DEFAULT_DATA_DIR);
+  let run;
+  try {
+    run = loadRunSync(dir);
+  } catch (error) {
+    // Without DIR, say what was looked for and how a recording comes to be.
+    if (options.dir === undefined && error instanceof RunError && (error.code === 'missing' || error.code === 'no-run')) {
+      throw new RunError(error.code, `no recording found in ./${DEFAULT_DATA_DIR} (${error.message}); record one with \`pyro-run app.js\` or pass DIR`);
+    }
+    throw error;
+  }
+  const aggregates = aggregateRun(run);
+  if (options.json) {
+    const json = `${JSON.stringify(aggregates)}\n`;
+    if (options.output === undefined) io.stdout(json);
+    else writeOutput(path.resolve(io.cwd, options.output), (file) => writeFileSync(file, json));
+    return;
+  }
+  const file = options.output === undefined ? path.join(run.dir, REPORT_FILE) : path.resolve(io.cwd, options.output);
+  writeOutput(file, (target) => writeReportHtml(aggregates, target));
+  io.stdout(`${formatSummary(aggregates)}\nReport: ${file}\n`);
+}
+
+/** Runs `pyro-run report` with the arguments after `report`; returns the exit code. */
+export function runReport(args: readonly string[], io: ReportIo): number {
+  try {
+    const parsed = parse(args, io);
+    if (parsed.kind === 'exit') return parsed.code;
+    report(parsed.options, io);
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`${REPORT_COMMAND}: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return EXIT_FAILED;
+  }
+}

@@ -1,0 +1,360 @@
+/**
+ * What a report shows, computed once from a loaded run: endpoints (local-root spans grouped by
+ * name) with their latency and the CPU/wall time their samples took, the slowest spans, flame
+ * graph trees and how much of the profile ran inside spans. Pure: the run goes in, plain data
+ * comes out (no bigints, ready for JSON). Samples are indexed by their span label once, so the
+ * cost grows with samples + spans, not with their product.
+ */
+import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
+import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
+import type { FrameTable, SampleIndex } from './sample-index.js';
+import { buildSpanTree, type SpanTree } from './span-tree.js';
+
+export type { FlameTree } from './flame-tree.js';
+export type { FrameTable } from './sample-index.js';
+
+export type PerKind<T> = Record<ProfileKind, T>;
+
+/** A function's self time: samples whose leaf frame it is. */
+export interface SelfTime {
+  /** Index into the frame table. */
+  frame: number;
+  value: number;
+}
+
+export interface EndpointStats {
+  /** The local-root span name, e.g. `GET /users/:id`. */
+  name: string;
+  count: number;
+  totalNs: number;
+  p50Ns: number;
+  p95Ns: number;
+  maxNs: number;
+  /** cpu/nanoseconds and wall/nanoseconds of the samples labelled with this endpoint's spans. */
+  cpuNs: number;
+  wallNs: number;
+  /** The heaviest functions by CPU self time, at most 3. */
+  topSelf: SelfTime[];
+}
+
+export interface SlowSpan {
+  spanId: string;
+  traceId: string;
+  name: string;
+  /** Index into `endpoints` of the span's local root. */
+  endpoint: number;
+  /** Epoch milliseconds. */
+  startMs: number;
+  durationNs: number;
+  cpuNs: number;
+  wallNs: number;
+  route: string | undefined;
+  statusCode: number | undefined;
+}
+
+/** How a kind's samples split between inside spans (labelled) and outside. */
+export interface SampleShare {
+  insideSamples: number;
+  outsideSamples: number;
+  inside: number;
+  outside: number;
+  /** Part of `inside` labelled with a span the recording does not hold (dropped, or not ended yet). */
+  unmatched: number;
+}
+
+export interface RunInfo {
+  dir: string;
+  service: string;
+  pid: number | undefined;
+  command: string[];
+  startedAt: string | undefined;
+  endedAt: string | null;
+  complete: boolean;
+  pyroRunVersion: string;
+  nodeVersion: string;
+  windows: number;
+  spans: number;
+  droppedWindows: number;
+  droppedSpans: number;
+  /** Profiled time per kind (sum of window durations). */
+  profiledNs: PerKind<number>;
+}
+
+export interface FlameTrees {
+  process: PerKind<FlameTree>;
+  /** Parallel to `endpoints`. */
+  endpoints: PerKind<FlameTree>[];
+  /** Parallel to `slowest`. */
+  slowest: PerKind<FlameTree>[];
+}
+
+export interface RunAggregates {
+  run: RunInfo;
+  /** Function names and file names; frames point into it. */
+  strings: string[];
+  frames: FrameTable;
+  /** Heaviest CPU first. */
+  endpoints: EndpointStats[];
+  /** Longest first. */
+  slowest: SlowSpan[];
+  share: PerKind<SampleShare>;
+  /** Absent when aggregated with `trees: false`. */
+  trees?: FlameTrees;
+}
+
+export interface AggregateOptions {
+  /** How many of the slowest profiled spans to list; default 50. */
+  slowest?: number;
+  /** Build flame graph trees (default true); a text summary does not need them. */
+  trees?: boolean;
+}
+
+export const DEFAULT_SLOWEST = 50;
+const TOP_SELF = 3;
+
+/** The run with its samples indexed: everything the per-view functions below need. */
+export interface RunModel {
+  run: LoadedRun;
+  index: SampleIndex;
+  spanTree: SpanTree;
+  /** Span index of each label, -1 when the recording has no such span. */
+  labelSpan: Int32Array;
+  /** Endpoint names and their local-root span indices, heaviest CPU first. */
+  endpoints: { name: string; roots: number[] }[];
+  /** Endpoint index of each local-root span, -1 for other spans. */
+  rootEndpoint: Int32Array;
+  /** Endpoint index of each label, -1 when unmatched. */
+  labelEndpoint: Int32Array;
+  /** Labels of each endpoint. */
+  endpointLabels: number[][];
+  /** Sample rows of each label, per kind. */
+  rowsByLabel: PerKind<number[][]>;
+}
+
+const sum = (values: readonly number[], rows: readonly number[]): number => rows.reduce((acc, row) => acc + (values[row] as number), 0);
+
+function rowsPerLabel(index: SampleIndex, kind: ProfileKind): number[][] {
+  const rows: number[][] = index.labels.spanId.map(() => []);
+  index.samples[kind].label.forEach((label, row) => {
+    if (label >= 0) (rows[label] as number[]).push(row);
+  });
+  return rows;
+}
+
+interface EndpointGroup {
+  name: string;
+  roots: number[];
+  cpu: number;
+  wall: number;
+}
+
+/** Local roots grouped by name, heaviest CPU first (then wall, then count): the order of the table and the summary. */
+function groupEndpoints(run: LoadedRun, spanTree: SpanTree, labelSpan: Int32Array, rowsByLabel: PerKind<number[][]>): EndpointGroup[] {
+  const byName = new Map<string, EndpointGroup>();
+  const groupOfRoot = new Map<number, EndpointGroup>();
+  run.spans.forEach((span, i) => {
+    if (spanTree.root[i] !== i) return;
+    let group = byName.get(span.name);
+    if (group === undefined) byName.set(span.name, (group = { name: span.name, roots: [], cpu: 0, wall: 0 }));
+    group.roots.push(i);
+    groupOfRoot.set(i, group);
+  });
+  const { cpu, wall } = run.samples.samples;
+  labelSpan.forEach((span, label) => {
+    const group = span < 0 ? undefined : groupOfRoot.get(spanTree.root[span] as number);
+    if (group === undefined) return;
+    group.cpu += sum(cpu.value, rowsByLabel.cpu[label] as number[]);
+    group.wall += sum(wall.value, rowsByLabel.wall[label] as number[]);
+  });
+  return [...byName.values()].sort((x, y) => y.cpu - x.cpu || y.wall - x.wall || y.roots.length - x.roots.length || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+}
+
+/** Indexes a loaded run: samples by label, labels to spans and endpoints, endpoints ordered by CPU. */
+export function modelRun(run: LoadedRun): RunModel {
+  const index = run.samples;
+  const spanTree = buildSpanTree(run.spans);
+  const labelSpan = Int32Array.from(index.labels.spanId, (id) => spanTree.byId.get(id) ?? -1);
+  const rowsByLabel = { cpu: rowsPerLabel(index, 'cpu'), wall: rowsPerLabel(index, 'wall') };
+  const endpoints = groupEndpoints(run, spanTree, labelSpan, rowsByLabel).map(({ name, roots }) => ({ name, roots }));
+  const rootEndpoint = new Int32Array(run.spans.length).fill(-1);
+  endpoints.forEach(({ roots }, e) => roots.forEach((root) => (rootEndpoint[root] = e)));
+  const labelEndpoint = Int32Array.from(labelSpan, (span) => (span < 0 ? -1 : (rootEndpoint[spanTree.root[span] as number] as number)));
+  const endpointLabels: number[][] = endpoints.map(() => []);
+  labelEndpoint.forEach((e, label) => endpointLabels[e]?.push(label));
+  return { run, index, spanTree, labelSpan, endpoints, rootEndpoint, labelEndpoint, endpointLabels, rowsByLabel };
+}
+
+/** Sample rows of an endpoint: those labelled with any span whose local root is one of its spans. */
+export function endpointRows(model: RunModel, endpoint: number, kind: ProfileKind): number[] {
+  const rows: number[] = [];
+  for (const label of model.endpointLabels[endpoint] ?? []) {
+    for (const row of model.rowsByLabel[kind][label] as number[]) rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Sample rows of each target span's subtree: labelled with the span itself or a descendant below
+ * it within the same local root. One walk up from each labelled span serves all targets.
+ */
+export function spanRows(model: RunModel, targets: readonly number[], kind: ProfileKind): number[][] {
+  const slot = new Map<number, number>(targets.map((span, i) => [span, i]));
+  const out: number[][] = targets.map(() => []);
+  const { parent, root } = model.spanTree;
+  model.labelSpan.forEach((span, label) => {
+    for (let node = span; node >= 0; node = parent[node] as number) {
+      const i = slot.get(node);
+      if (i !== undefined) for (const row of model.rowsByLabel[kind][label] as number[]) (out[i] as number[]).push(row);
+      if (root[node] === node) break;
+    }
+  });
+  return out;
+}
+
+export function processFlameTree(model: RunModel, kind: ProfileKind): FlameTree {
+  const columns = model.index.samples[kind];
+  return buildFlameTree(model.index, columns, everySample(columns));
+}
+
+export function endpointFlameTree(model: RunModel, endpoint: number, kind: ProfileKind): FlameTree {
+  return buildFlameTree(model.index, model.index.samples[kind], endpointRows(model, endpoint, kind));
+}
+
+/** The flame tree of one span (by index into run.spans) and everything under it. */
+export function spanFlameTree(model: RunModel, span: number, kind: ProfileKind): FlameTree {
+  return buildFlameTree(model.index, model.index.samples[kind], spanRows(model, [span], kind)[0] as number[]);
+}
+
+/** Nearest-rank percentile of ascending values. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+function endpointStats(model: RunModel): EndpointStats[] {
+  const { index } = model;
+  const cpu = index.samples.cpu;
+  const stats = model.endpoints.map(({ name, roots }) => {
+    const durations = roots.map((i) => (model.run.spans[i] as RunSpan).durationNs).sort((a, b) => a - b);
+    return {
+      name,
+      count: roots.length,
+      totalNs: durations.reduce((a, b) => a + b, 0),
+      p50Ns: percentile(durations, 50),
+      p95Ns: percentile(durations, 95),
+      maxNs: durations[durations.length - 1] ?? 0,
+      cpuNs: 0,
+      wallNs: 0,
+      topSelf: [] as SelfTime[],
+    };
+  });
+  const selfByEndpoint = stats.map(() => new Map<number, number>());
+  model.labelEndpoint.forEach((e, label) => {
+    const entry = stats[e];
+    if (entry === undefined) return;
+    const self = selfByEndpoint[e] as Map<number, number>;
+    for (const row of model.rowsByLabel.cpu[label] as number[]) {
+      const value = cpu.value[row] as number;
+      entry.cpuNs += value;
+      const frame = index.stackFrame[cpu.stack[row] as number] as number;
+      if (frame >= 0) self.set(frame, (self.get(frame) ?? 0) + value);
+    }
+    entry.wallNs += sum(index.samples.wall.value, model.rowsByLabel.wall[label] as number[]);
+  });
+  stats.forEach((entry, e) => {
+    entry.topSelf = [...(selfByEndpoint[e] as Map<number, number>)]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, TOP_SELF)
+      .map(([frame, value]) => ({ frame, value }));
+  });
+  return stats;
+}
+
+function slowestSpans(model: RunModel, limit: number): number[] {
+  const { spans } = model.run;
+  return spans
+    .map((_, i) => i)
+    .filter((i) => model.spanTree.profiled[i])
+    .sort((a, b) => (spans[b] as RunSpan).durationNs - (spans[a] as RunSpan).durationNs || a - b)
+    .slice(0, limit);
+}
+
+function sampleShare(model: RunModel, kind: ProfileKind): SampleShare {
+  const { value, label } = model.index.samples[kind];
+  const share: SampleShare = { insideSamples: 0, outsideSamples: 0, inside: 0, outside: 0, unmatched: 0 };
+  label.forEach((l, row) => {
+    const v = value[row] as number;
+    if (l < 0) {
+      share.outsideSamples++;
+      share.outside += v;
+      return;
+    }
+    share.insideSamples++;
+    share.inside += v;
+    if ((model.labelSpan[l] as number) < 0) share.unmatched += v;
+  });
+  return share;
+}
+
+function runInfo(model: RunModel): RunInfo {
+  const { run, index } = model;
+  const { manifest } = run;
+  return {
+    dir: run.dir,
+    service: manifest.service,
+    pid: manifest.pid,
+    command: manifest.command,
+    startedAt: manifest.startedAt,
+    endedAt: manifest.endedAt,
+    complete: manifest.complete,
+    pyroRunVersion: manifest.pyroRunVersion,
+    nodeVersion: manifest.nodeVersion,
+    windows: index.windows,
+    spans: run.spans.length,
+    droppedWindows: manifest.counts.droppedWindows,
+    droppedSpans: manifest.counts.droppedSpans,
+    profiledNs: { ...index.durationNs },
+  };
+}
+
+const perKind = <T>(make: (kind: ProfileKind) => T): PerKind<T> => ({ cpu: make('cpu'), wall: make('wall') });
+
+/** Everything a report shows, from one pass of indexing. */
+export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): RunAggregates {
+  const model = modelRun(run);
+  const slow = slowestSpans(model, options.slowest ?? DEFAULT_SLOWEST);
+  const slowRows = perKind((kind) => spanRows(model, slow, kind));
+
+  const slowest: SlowSpan[] = slow.map((i, position) => {
+    const span = run.spans[i] as RunSpan;
+    return {
+      spanId: span.spanId,
+      traceId: span.traceId,
+      name: span.name,
+      endpoint: model.rootEndpoint[model.spanTree.root[i] as number] as number,
+      startMs: Number(span.startNs / 1000n) / 1000,
+      durationNs: span.durationNs,
+      cpuNs: sum(model.index.samples.cpu.value, slowRows.cpu[position] as number[]),
+      wallNs: sum(model.index.samples.wall.value, slowRows.wall[position] as number[]),
+      route: span.route,
+      statusCode: span.statusCode,
+    };
+  });
+
+  const aggregates: RunAggregates = {
+    run: runInfo(model),
+    strings: model.index.strings,
+    frames: model.index.frames,
+    endpoints: endpointStats(model),
+    slowest,
+    share: perKind((kind) => sampleShare(model, kind)),
+  };
+  if (options.trees !== false) {
+    aggregates.trees = {
+      process: perKind((kind) => processFlameTree(model, kind)),
+      endpoints: model.endpoints.map((_, e) => perKind((kind) => endpointFlameTree(model, e, kind))),
+      slowest: slow.map((_, position) => perKind((kind) => buildFlameTree(model.index, model.index.samples[kind], slowRows[kind][position] as number[]))),
+    };
+  }
+  return aggregates;
+}

@@ -1,0 +1,89 @@
+/**
+ * The report as ONE self-contained HTML file: styles, script and data inline, so it opens from
+ * file://, can be mailed or attached to a ticket, and makes no network request (the
+ * Content-Security-Policy forbids any).
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RunAggregates } from './aggregate.js';
+import { PAGE_SCRIPT } from './page-script.js';
+import { PAGE_STYLE } from './page-style.js';
+
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'";
+
+/** JSON safe inside a <script> element: `</script>` or `<!--` in a function name must not end it. */
+function embedJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+const BODY = `
+<header>
+  <h1 data-testid="run-title">pyro-run report</h1>
+  <div data-testid="run-meta"></div>
+  <p class="share" data-testid="share"></p>
+</header>
+<main>
+  <h2>Endpoints <span class="meta">(local-root spans by name; select one for its flame graph)</span></h2>
+  <div class="table-wrap">
+    <table data-testid="endpoints">
+      <thead><tr>
+        <th>Endpoint</th><th class="num">Count</th><th class="num">p50</th><th class="num">p95</th><th class="num">Max</th>
+        <th class="num">CPU</th><th class="num">Wall</th><th>Top self time (CPU)</th>
+      </tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <h2>Slowest spans <span class="meta">(spans that carry profile samples, longest first)</span></h2>
+  <div class="table-wrap">
+    <table data-testid="spans">
+      <thead><tr>
+        <th>Span</th><th>Endpoint</th><th class="num">Duration</th><th class="num">CPU</th><th class="num">Wall</th>
+        <th class="num">Status</th><th>Start (UTC)</th><th>Trace ID</th>
+      </tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <h2>Flame graph</h2>
+  <div class="toolbar">
+    <span class="flame-title" data-testid="flame-title"></span>
+  </div>
+  <div class="toolbar">
+    <div class="segmented" role="group" aria-label="Profile type" data-testid="type-toggle">
+      <button type="button" data-kind="cpu" data-testid="type-cpu" aria-pressed="false">CPU</button>
+      <button type="button" data-kind="wall" data-testid="type-wall" aria-pressed="false">Wall</button>
+    </div>
+    <button type="button" class="plain" data-testid="view-process">Whole process</button>
+    <button type="button" class="plain" data-testid="flame-reset">Reset zoom</button>
+    <input type="search" placeholder="Search functions or files" aria-label="Search frames" data-testid="flame-search">
+    <span class="matches" data-testid="flame-matches"></span>
+  </div>
+  <div class="flame" data-testid="flame-graph"></div>
+  <div class="tooltip" data-testid="flame-tooltip" hidden></div>
+</main>`;
+
+/** The page for these aggregates (which must include trees). */
+export function renderReportHtml(aggregates: RunAggregates): string {
+  if (aggregates.trees === undefined) throw new Error('renderReportHtml needs aggregates built with trees');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>pyro-run report</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>${BODY}
+<script type="application/json" id="report-data">${embedJson(aggregates)}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+/** Writes the page to `file` through a temporary name, so a reader never opens half a report. */
+export function writeReportHtml(aggregates: RunAggregates, file: string): void {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  writeFileSync(temporary, renderReportHtml(aggregates));
+  renameSync(temporary, file);
+}

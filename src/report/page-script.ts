@@ -1,0 +1,396 @@
+/**
+ * The report page's script, inlined into the HTML (the page opens from file:// with no network and
+ * no library). It reads the aggregates from the `report-data` JSON element and draws the tables and
+ * a DOM flame graph: root on top, children heaviest first, widths proportional to total time.
+ * Text only ever goes in through textContent, so function and span names cannot inject markup.
+ * Elements carry data-testid hooks and data-* values (name, total, self, depth) for tests.
+ */
+export const PAGE_SCRIPT = String.raw`
+(() => {
+  'use strict';
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  /** Height of a flame graph row, px (matches .frame height plus its border). */
+  const ROW = 20;
+  /** Frames narrower than this (and so everything above them) are not drawn. */
+  const MIN_PX = 0.5;
+  const KIND_LABEL = { cpu: 'CPU', wall: 'wall' };
+
+  const byTestId = (id) => document.querySelector('[data-testid="' + id + '"]');
+
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes || {})) {
+      if (value !== undefined && value !== null) node.setAttribute(key, String(value));
+    }
+    for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    return node;
+  }
+
+  // Same rules as src/report/format.ts, so the page and the terminal summary agree.
+  function trim(value) {
+    if (value >= 100) return String(Math.round(value));
+    if (value >= 10) return value.toFixed(1);
+    return value.toFixed(2);
+  }
+  function formatDuration(ns) {
+    if (ns <= 0) return '0';
+    if (ns < 1e6) return Math.round(ns / 1e3) + 'µs';
+    if (ns < 1e9) return trim(ns / 1e6) + 'ms';
+    if (ns < 60e9) return trim(ns / 1e9) + 's';
+    const seconds = Math.round(ns / 1e9);
+    return Math.floor(seconds / 60) + 'm' + String(seconds % 60).padStart(2, '0') + 's';
+  }
+  function formatPercent(part, whole) {
+    if (whole <= 0) return '0%';
+    const percent = (part / whole) * 100;
+    if (percent > 0 && percent < 1) return '<1%';
+    return Math.round(percent) + '%';
+  }
+  const formatCount = (n) => n.toLocaleString('en-US');
+  /** Epoch ms → "2026-11-29 22:15:04.000" (UTC: the same clock as span timestamps). */
+  const formatTime = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString().replace('T', ' ').replace('Z', '') : '?');
+
+  const frameName = (f) => (f < 0 ? 'all' : data.strings[data.frames.name[f]]);
+  const frameFile = (f) => (f < 0 ? '' : data.strings[data.frames.file[f]]);
+  function frameWhere(f) {
+    const file = frameFile(f);
+    if (!file) return '';
+    const line = f < 0 ? 0 : data.frames.line[f];
+    return line ? file + ':' + line : file;
+  }
+
+  /** Warm hues for the app's code, cool for Node internals and dependencies, grey for V8's pseudo-frames. */
+  function colorOf(f) {
+    if (f < 0) return 'hsl(220, 12%, 82%)';
+    const name = frameName(f);
+    const file = frameFile(f);
+    if (!file && /^\(.*\)$/.test(name)) return 'hsl(220, 8%, 76%)';
+    let hash = 0;
+    for (let i = 0; i < name.length; i++) hash = (hash * 31 + name.charCodeAt(i)) >>> 0;
+    if (file.startsWith('node:') || /[\\/]node_modules[\\/]/.test(file)) return 'hsl(' + (190 + (hash % 40)) + ', 55%, 74%)';
+    return 'hsl(' + (5 + (hash % 45)) + ', 82%, ' + (58 + (hash % 12)) + '%)';
+  }
+
+  const sampleCount = (kind) => data.share[kind].insideSamples + data.share[kind].outsideSamples;
+  const state = {
+    // CPU first, unless only wall time was recorded.
+    kind: sampleCount('cpu') === 0 && sampleCount('wall') > 0 ? 'wall' : 'cpu',
+    view: { type: 'process', index: -1 },
+    zoom: 0,
+    search: '',
+  };
+
+  /** Per tree: each node's x offset (in value units), parent, and the end of its pre-order subtree. */
+  const layouts = new WeakMap();
+  function layout(tree) {
+    let cached = layouts.get(tree);
+    if (cached) return cached;
+    const n = tree.frame.length;
+    const x = new Float64Array(n);
+    const parent = new Int32Array(n).fill(-1);
+    const end = new Int32Array(n).fill(n);
+    const cursor = [0];
+    const open = [];
+    for (let i = 0; i < n; i++) {
+      const depth = tree.depth[i];
+      while (open.length > depth) end[open.pop()] = i;
+      parent[i] = depth > 0 ? open[depth - 1] : -1;
+      x[i] = cursor[depth] || 0;
+      cursor[depth] = x[i] + tree.total[i];
+      cursor[depth + 1] = x[i];
+      open.push(i);
+    }
+    cached = { x, parent, end };
+    layouts.set(tree, cached);
+    return cached;
+  }
+
+  function currentTree() {
+    const trees = data.trees;
+    if (state.view.type === 'endpoint') return trees.endpoints[state.view.index][state.kind];
+    if (state.view.type === 'span') return trees.slowest[state.view.index][state.kind];
+    return trees.process[state.kind];
+  }
+
+  function viewTitle() {
+    if (state.view.type === 'endpoint') return 'Endpoint ' + data.endpoints[state.view.index].name;
+    if (state.view.type === 'span') {
+      const span = data.slowest[state.view.index];
+      return 'Span ' + span.name + ' (' + formatDuration(span.durationNs) + ', trace ' + span.traceId + ')';
+    }
+    return 'Whole process';
+  }
+
+  function renderHeader() {
+    const run = data.run;
+    document.title = 'pyro-run report: ' + (run.service || 'recording');
+    byTestId('run-title').textContent = 'pyro-run report: ' + (run.service || 'recording');
+    const started = run.startedAt ? formatTime(Date.parse(run.startedAt)) + ' UTC' : 'unknown start';
+    const ended = run.endedAt ? formatTime(Date.parse(run.endedAt)) + ' UTC' : 'still running, or killed before it could finish';
+    const meta = byTestId('run-meta');
+    meta.append(
+      el('p', { class: 'meta' }, run.dir),
+      el('p', { class: 'meta' }, started + ' → ' + ended + (run.pid !== undefined ? ' · pid ' + run.pid : '') + (run.nodeVersion ? ' · Node ' + run.nodeVersion : '')),
+      el('p', { class: 'meta' }, (run.command.length ? run.command.join(' ') + ' · ' : '') + formatCount(run.windows) + ' profile windows · ' + formatCount(run.spans) + ' spans'),
+    );
+    if (run.droppedWindows > 0 || run.droppedSpans > 0) {
+      meta.append(el('p', { class: 'meta warning' }, 'Size cap reached: ' + run.droppedWindows + ' oldest profile windows and ' + run.droppedSpans + ' spans were dropped.'));
+    }
+    const share = byTestId('share');
+    share.append('Samples inside spans: ');
+    const parts = [];
+    for (const kind of ['cpu', 'wall']) {
+      const s = data.share[kind];
+      const whole = s.inside + s.outside;
+      if (whole <= 0) continue;
+      const part = el('span', { 'data-kind': kind }, el('strong', {}, formatPercent(s.inside, whole)), ' of ' + KIND_LABEL[kind] + ' time (' + formatCount(s.insideSamples) + ' of ' + formatCount(s.insideSamples + s.outsideSamples) + ' samples)');
+      if (s.unmatched > 0) part.append(', ' + formatPercent(s.unmatched, whole) + ' in spans not in the recording');
+      parts.push(part);
+    }
+    if (parts.length === 0) share.append('no profile samples recorded');
+    parts.forEach((part, i) => share.append(...(i > 0 ? [' · ', part] : [part])));
+  }
+
+  function selectRow(row) {
+    for (const selected of document.querySelectorAll('tbody tr[aria-selected="true"]')) selected.setAttribute('aria-selected', 'false');
+    if (row) row.setAttribute('aria-selected', 'true');
+  }
+
+  function selectView(view, row) {
+    state.view = view;
+    state.zoom = 0;
+    selectRow(row);
+    renderFlame();
+  }
+
+  function clickableRow(testId, attributes, cells, onSelect) {
+    const row = el('tr', Object.assign({ 'data-testid': testId, tabindex: 0, 'aria-selected': 'false' }, attributes), ...cells);
+    row.addEventListener('click', () => onSelect(row));
+    row.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        onSelect(row);
+      }
+    });
+    return row;
+  }
+
+  const numCell = (text) => el('td', { class: 'num' }, text);
+
+  function renderEndpoints() {
+    const body = byTestId('endpoints').querySelector('tbody');
+    if (data.endpoints.length === 0) {
+      body.append(el('tr', { class: 'empty-row' }, el('td', { colspan: 8 }, 'No local-root spans recorded.')));
+      return;
+    }
+    data.endpoints.forEach((endpoint, index) => {
+      const self = endpoint.topSelf.map((t) => frameName(t.frame) + ' ' + formatPercent(t.value, endpoint.cpuNs)).join(', ');
+      const cells = [
+        el('td', { class: 'name', title: endpoint.name }, endpoint.name || '(unnamed)'),
+        numCell(formatCount(endpoint.count)),
+        numCell(formatDuration(endpoint.p50Ns)),
+        numCell(formatDuration(endpoint.p95Ns)),
+        numCell(formatDuration(endpoint.maxNs)),
+        numCell(formatDuration(endpoint.cpuNs)),
+        numCell(formatDuration(endpoint.wallNs)),
+        el('td', { class: 'self', title: self }, self || '-'),
+      ];
+      body.append(clickableRow('endpoint-row', { 'data-index': index, 'data-name': endpoint.name }, cells, (row) => selectView({ type: 'endpoint', index }, row)));
+    });
+  }
+
+  function renderSpans() {
+    const body = byTestId('spans').querySelector('tbody');
+    if (data.slowest.length === 0) {
+      body.append(el('tr', { class: 'empty-row' }, el('td', { colspan: 8 }, 'No spans recorded.')));
+      return;
+    }
+    data.slowest.forEach((span, index) => {
+      const endpoint = data.endpoints[span.endpoint];
+      const cells = [
+        el('td', { class: 'name', title: span.name }, span.name || '(unnamed)'),
+        el('td', { class: 'name' }, endpoint && endpoint.name !== span.name ? endpoint.name : ''),
+        numCell(formatDuration(span.durationNs)),
+        numCell(formatDuration(span.cpuNs)),
+        numCell(formatDuration(span.wallNs)),
+        numCell(span.statusCode === undefined || span.statusCode === null ? '' : String(span.statusCode)),
+        el('td', {}, formatTime(span.startMs)),
+        el('td', { class: 'trace' }, span.traceId),
+      ];
+      body.append(clickableRow('span-row', { 'data-index': index, 'data-span-id': span.spanId, 'data-name': span.name }, cells, (row) => selectView({ type: 'span', index }, row)));
+    });
+  }
+
+  /** Narrower frames get no label: a letter and an ellipsis say nothing and cost layout time. */
+  const LABEL_MIN_PX = 18;
+
+  function frameElement(tree, node, left, width, ancestor, pixels) {
+    const f = tree.frame[node];
+    const frame = el(
+      'div',
+      {
+        class: ancestor ? 'frame ancestor' : 'frame',
+        'data-testid': 'flame-frame',
+        'data-node': node,
+        'data-name': frameName(f),
+        'data-total': tree.total[node],
+        'data-self': tree.self[node],
+        'data-depth': tree.depth[node],
+        'data-ancestor': ancestor ? 'true' : undefined,
+      },
+      (width / 100) * pixels >= LABEL_MIN_PX ? frameName(f) : '',
+    );
+    frame.style.left = left + '%';
+    frame.style.width = width + '%';
+    frame.style.top = tree.depth[node] * ROW + 'px';
+    frame.style.background = colorOf(f);
+    return frame;
+  }
+
+  function renderFlame() {
+    const box = byTestId('flame-graph');
+    const tree = currentTree();
+    byTestId('flame-title').textContent = viewTitle() + ' · ' + KIND_LABEL[state.kind];
+    box.replaceChildren();
+    box.dataset.kind = state.kind;
+    box.dataset.view = state.view.type;
+    for (const button of document.querySelectorAll('[data-testid="type-toggle"] button')) {
+      button.setAttribute('aria-pressed', String(button.dataset.kind === state.kind));
+    }
+    byTestId('view-process').disabled = state.view.type === 'process';
+    if (tree.total[0] <= 0) {
+      box.style.height = '';
+      delete box.dataset.zoomRoot;
+      box.append(el('div', { class: 'flame-empty', 'data-testid': 'flame-empty' }, 'No ' + KIND_LABEL[state.kind] + ' samples in this view.'));
+      byTestId('flame-reset').disabled = true;
+      applySearch();
+      return;
+    }
+    const { x, parent, end } = layout(tree);
+    const zoom = state.zoom < tree.frame.length ? state.zoom : 0;
+    const zoomTotal = tree.total[zoom];
+    const pixels = box.clientWidth || 1000;
+    const fragment = document.createDocumentFragment();
+    // The zoomed frame's ancestors stay on top, full width: clicking one zooms back out to it.
+    for (let a = parent[zoom]; a >= 0; a = parent[a]) fragment.append(frameElement(tree, a, 0, 100, true, pixels));
+    let maxDepth = tree.depth[zoom];
+    for (let i = zoom; i < end[zoom]; ) {
+      const width = tree.total[i] / zoomTotal;
+      if (width * pixels < MIN_PX) {
+        i = end[i];
+        continue;
+      }
+      fragment.append(frameElement(tree, i, ((x[i] - x[zoom]) / zoomTotal) * 100, width * 100, false, pixels));
+      if (tree.depth[i] > maxDepth) maxDepth = tree.depth[i];
+      i++;
+    }
+    box.style.height = (maxDepth + 1) * ROW + 'px';
+    box.dataset.zoomRoot = frameName(tree.frame[zoom]);
+    box.dataset.zoomNode = String(zoom);
+    box.append(fragment);
+    byTestId('flame-reset').disabled = zoom === 0;
+    applySearch();
+  }
+
+  function matches(tree, node, term) {
+    const f = tree.frame[node];
+    return f >= 0 && (frameName(f).toLowerCase().includes(term) || frameWhere(f).toLowerCase().includes(term));
+  }
+
+  /** Highlights drawn frames matching the search and sums the matched time (outermost matches only, so nothing counts twice). */
+  function applySearch() {
+    const box = byTestId('flame-graph');
+    const term = state.search.trim().toLowerCase();
+    const info = byTestId('flame-matches');
+    box.classList.toggle('searching', term !== '');
+    const tree = currentTree();
+    for (const frame of box.querySelectorAll('.frame')) {
+      const hit = term !== '' && matches(tree, Number(frame.dataset.node), term);
+      frame.classList.toggle('match', hit);
+      if (hit) frame.dataset.match = 'true';
+      else delete frame.dataset.match;
+    }
+    if (term === '' || tree.total[0] <= 0) {
+      info.textContent = '';
+      return;
+    }
+    const { end } = layout(tree);
+    const zoom = state.zoom < tree.frame.length ? state.zoom : 0;
+    let matched = 0;
+    for (let i = zoom; i < end[zoom]; ) {
+      if (matches(tree, i, term)) {
+        matched += tree.total[i];
+        i = end[i];
+      } else i++;
+    }
+    info.textContent = matched > 0 ? 'Matched ' + formatDuration(matched) + ' (' + formatPercent(matched, tree.total[zoom]) + ' of this view)' : 'No match';
+  }
+
+  function showTooltip(event) {
+    const tip = byTestId('flame-tooltip');
+    const target = event.target instanceof Element ? event.target.closest('.frame') : null;
+    if (!target) {
+      tip.hidden = true;
+      return;
+    }
+    const tree = currentTree();
+    const node = Number(target.dataset.node);
+    const f = tree.frame[node];
+    const whole = tree.total[0];
+    tip.replaceChildren(
+      el('div', { class: 'tip-name' }, frameName(f)),
+      el('div', { class: 'tip-file' }, frameWhere(f) || (f < 0 ? viewTitle() : 'no source location')),
+      el('div', {}, 'Total: ' + formatDuration(tree.total[node]) + ' (' + formatPercent(tree.total[node], whole) + ')'),
+      el('div', {}, 'Self: ' + formatDuration(tree.self[node]) + ' (' + formatPercent(tree.self[node], whole) + ')'),
+    );
+    tip.hidden = false;
+    const margin = 14;
+    const left = Math.min(event.clientX + margin, window.innerWidth - tip.offsetWidth - 4);
+    const top = event.clientY + margin + tip.offsetHeight > window.innerHeight ? event.clientY - tip.offsetHeight - margin : event.clientY + margin;
+    tip.style.left = Math.max(4, left) + 'px';
+    tip.style.top = Math.max(4, top) + 'px';
+  }
+
+  function bindFlame() {
+    const box = byTestId('flame-graph');
+    box.addEventListener('click', (event) => {
+      const target = event.target instanceof Element ? event.target.closest('.frame') : null;
+      if (!target) return;
+      state.zoom = Number(target.dataset.node);
+      renderFlame();
+    });
+    box.addEventListener('mousemove', showTooltip);
+    box.addEventListener('mouseleave', () => (byTestId('flame-tooltip').hidden = true));
+    byTestId('flame-reset').addEventListener('click', () => {
+      state.zoom = 0;
+      renderFlame();
+    });
+    byTestId('view-process').addEventListener('click', () => selectView({ type: 'process', index: -1 }, null));
+    byTestId('flame-search').addEventListener('input', (event) => {
+      state.search = event.target.value;
+      applySearch();
+    });
+    for (const button of document.querySelectorAll('[data-testid="type-toggle"] button')) {
+      button.addEventListener('click', () => {
+        if (state.kind === button.dataset.kind) return;
+        state.kind = button.dataset.kind;
+        // Node indices differ between the CPU and wall trees, so a zoom does not carry over.
+        state.zoom = 0;
+        renderFlame();
+      });
+    }
+    let pending = 0;
+    window.addEventListener('resize', () => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(renderFlame);
+    });
+  }
+
+  renderHeader();
+  renderEndpoints();
+  renderSpans();
+  bindFlame();
+  renderFlame();
+  document.body.dataset.ready = 'true';
+})();
+`;

@@ -1,0 +1,72 @@
+/**
+ * The text a run ends with (and `pyro-run report` prints): the heaviest endpoints by CPU in an
+ * aligned table, then how much of the profile ran inside spans. Pure: aggregates in, text out.
+ */
+import type { RunAggregates, SampleShare } from './aggregate.js';
+import { formatDuration, formatPercent, truncate } from './format.js';
+
+export interface SummaryOptions {
+  /** Endpoints listed; default 10. */
+  limit?: number;
+}
+
+const DEFAULT_LIMIT = 10;
+const NAME_WIDTH = 40;
+const FUNCTION_WIDTH = 32;
+
+function topSelfText(aggregates: RunAggregates, endpoint: RunAggregates['endpoints'][number]): string {
+  return endpoint.topSelf
+    .map(({ frame, value }) => {
+      const name = aggregates.strings[aggregates.frames.name[frame] as number] ?? '';
+      return `${truncate(name, FUNCTION_WIDTH)} ${formatPercent(value, endpoint.cpuNs)}`;
+    })
+    .join(', ');
+}
+
+/** Columns padded to their widest cell: text left-aligned, numbers right-aligned; the last column is not padded. */
+function alignRows(rows: string[][], rightAligned: readonly boolean[]): string[] {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) =>
+    row
+      .map((cell, column) => {
+        if (column === row.length - 1) return cell;
+        const width = widths[column] ?? 0;
+        return rightAligned[column] ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function shareText(label: string, share: SampleShare): string | undefined {
+  const whole = share.inside + share.outside;
+  if (whole <= 0) return undefined;
+  const unmatched = share.unmatched > 0 ? ` (${formatPercent(share.unmatched, whole)} in spans not in the recording)` : '';
+  return `${formatPercent(share.inside, whole)} of ${label}${unmatched}`;
+}
+
+/** The endpoint table and the inside-spans line, ending with a newline. */
+export function formatSummary(aggregates: RunAggregates, options: SummaryOptions = {}): string {
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const lines: string[] = [];
+  const shown = aggregates.endpoints.slice(0, limit);
+  if (shown.length === 0) {
+    lines.push('No local-root spans recorded.');
+  } else {
+    const header = ['Endpoint', 'Count', 'p50', 'p95', 'CPU', 'Top self time (share of endpoint CPU)'];
+    const rows = shown.map((endpoint) => [
+      truncate(endpoint.name || '(unnamed)', NAME_WIDTH),
+      String(endpoint.count),
+      formatDuration(endpoint.p50Ns),
+      formatDuration(endpoint.p95Ns),
+      formatDuration(endpoint.cpuNs),
+      topSelfText(aggregates, endpoint) || '-',
+    ]);
+    lines.push(...alignRows([header, ...rows], [false, true, true, true, true, false]));
+    const hidden = aggregates.endpoints.length - shown.length;
+    if (hidden > 0) lines.push(`… and ${hidden} more endpoint${hidden === 1 ? '' : 's'}`);
+  }
+  const shares = [shareText('CPU time', aggregates.share.cpu), shareText('wall time', aggregates.share.wall)].filter((text) => text !== undefined);
+  lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,290 @@
+// Writes synthetic recordings in the documented on-disk format (docs/local-mode.md): run.json,
+// profiles/<window>-<type>.pb.gz (gzipped pprof built with pprof-format, labels span_id /
+// span_name / trace_id) and spans/<batch>.jsonl (OTLP/JSON, one request per line), so report
+// tests read exactly what the recorder writes.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Function as PprofFunction, Label, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
+
+export interface FrameSpec {
+  file: string;
+  line: number;
+}
+
+export interface SampleSpec {
+  /** Function names, root first (`['main', 'handle', 'fib']`: fib is the leaf). */
+  stack: string[];
+  /** Nanoseconds of the profile's kind. */
+  value: number;
+  /** The span the sample ran in; none for a sample outside spans. */
+  span?: { spanId: string; spanName: string; traceId: string };
+}
+
+export interface WindowSpec {
+  cpu?: SampleSpec[];
+  wall?: SampleSpec[];
+}
+
+export interface SpanSpec {
+  spanId: string;
+  traceId: string;
+  parentSpanId?: string;
+  name: string;
+  /** OTLP SpanKind number; default 2 (server). */
+  kind?: number;
+  startNs: bigint;
+  durationNs: number;
+  /** Sets `pyroscope.profile.id` = spanId, as the linker does on local roots. */
+  profiled?: boolean;
+  route?: string;
+  statusCode?: number;
+}
+
+export interface RecordingSpec {
+  /** Run folder name; default `app-20261129-221503-4242`. */
+  name?: string;
+  service?: string;
+  windows?: WindowSpec[];
+  /** Each inner array becomes one spans/<n>.jsonl file. */
+  spanBatches?: SpanSpec[][];
+  /** Where functions are defined; names missing here are in app.js at line 1. */
+  functions?: Record<string, FrameSpec>;
+  /** Window length written to duration_nanos; default 15 s. */
+  windowNs?: bigint;
+  startedAt?: string;
+  manifest?: Record<string, unknown>;
+}
+
+const pad = (n: number) => String(n).padStart(6, '0');
+
+export function buildPprof(kind: 'cpu' | 'wall', samples: readonly SampleSpec[], functions: Record<string, FrameSpec>, timeNanos: bigint, durationNanos: bigint): Profile {
+  const strings = new StringTable();
+  const fns = new Map<string, PprofFunction>();
+  const locations = new Map<string, Location>();
+  const locationFor = (name: string): Location => {
+    let location = locations.get(name);
+    if (location === undefined) {
+      const where = functions[name] ?? { file: 'app.js', line: 1 };
+      let fn = fns.get(name);
+      if (fn === undefined) {
+        fn = new PprofFunction({ id: fns.size + 1, name: strings.dedup(name), systemName: strings.dedup(name), filename: strings.dedup(where.file) });
+        fns.set(name, fn);
+      }
+      // As @datadog/pprof writes them: the function's line on Line.line, no start_line.
+      location = new Location({ id: locations.size + 1, line: [new Line({ functionId: fn.id, line: where.line })] });
+      locations.set(name, location);
+    }
+    return location;
+  };
+  const label = (key: string, value: string) => new Label({ key: strings.dedup(key), str: strings.dedup(value) });
+  const sample = samples.map(
+    (s) =>
+      new Sample({
+        locationId: [...s.stack].reverse().map((name) => locationFor(name).id),
+        value: [1, s.value],
+        label: s.span ? [label('span_id', s.span.spanId), label('span_name', s.span.spanName), label('trace_id', s.span.traceId)] : [],
+      }),
+  );
+  const metric = new ValueType({ type: strings.dedup(kind), unit: strings.dedup('nanoseconds') });
+  return new Profile({
+    sampleType: [new ValueType({ type: strings.dedup('samples'), unit: strings.dedup('count') }), metric],
+    periodType: metric,
+    period: 10_000_000,
+    timeNanos,
+    durationNanos,
+    sample,
+    location: [...locations.values()],
+    function: [...fns.values()],
+    stringTable: strings,
+  });
+}
+
+function otlpSpan(span: SpanSpec): Record<string, unknown> {
+  const attributes: { key: string; value: Record<string, unknown> }[] = [];
+  if (span.profiled) attributes.push({ key: 'pyroscope.profile.id', value: { stringValue: span.spanId } });
+  if (span.route !== undefined) attributes.push({ key: 'http.route', value: { stringValue: span.route } });
+  if (span.statusCode !== undefined) attributes.push({ key: 'http.response.status_code', value: { intValue: span.statusCode } });
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    ...(span.parentSpanId === undefined ? {} : { parentSpanId: span.parentSpanId }),
+    name: span.name,
+    kind: span.kind ?? 2,
+    startTimeUnixNano: String(span.startNs),
+    endTimeUnixNano: String(span.startNs + BigInt(span.durationNs)),
+    attributes,
+    droppedAttributesCount: 0,
+    events: [],
+    links: [],
+    status: { code: 0 },
+    flags: 257,
+  };
+}
+
+/** One ExportTraceServiceRequest line, as the collector's file exporter writes it. */
+export function otlpLine(spans: readonly SpanSpec[], service = 'app'): string {
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        scopeSpans: [{ scope: { name: 'test' }, spans: spans.map(otlpSpan) }],
+      },
+    ],
+  });
+}
+
+/** Writes the recording under baseDir; returns the run folder. */
+export function writeRecording(baseDir: string, spec: RecordingSpec): string {
+  const dir = path.join(baseDir, spec.name ?? 'app-20261129-221503-4242');
+  mkdirSync(path.join(dir, 'profiles'), { recursive: true });
+  mkdirSync(path.join(dir, 'spans'), { recursive: true });
+  const windowNs = spec.windowNs ?? 15_000_000_000n;
+  const startedAt = spec.startedAt ?? '2026-11-29T22:15:03.120Z';
+  const startNs = BigInt(Date.parse(startedAt)) * 1_000_000n;
+  const windows = spec.windows ?? [];
+  let profileFiles = 0;
+  windows.forEach((window, i) => {
+    for (const kind of ['cpu', 'wall'] as const) {
+      const samples = window[kind];
+      if (samples === undefined) continue;
+      const pprof = buildPprof(kind, samples, spec.functions ?? {}, startNs + windowNs * BigInt(i + 1), windowNs);
+      writeFileSync(path.join(dir, 'profiles', `${pad(i + 1)}-${kind}.pb.gz`), gzipSync(pprof.encode()));
+      profileFiles++;
+    }
+  });
+  const batches = spec.spanBatches ?? [];
+  batches.forEach((batch, i) => writeFileSync(path.join(dir, 'spans', `${pad(i + 1)}.jsonl`), `${otlpLine(batch, spec.service)}\n`));
+  const spanCount = batches.reduce((n, batch) => n + batch.length, 0);
+  const manifest = {
+    format: 'pyro-run-recording',
+    formatVersion: 1,
+    service: spec.service ?? 'app',
+    pyroRunVersion: '0.1.0',
+    nodeVersion: '24.21.0',
+    pid: 4242,
+    command: ['node', 'server.js'],
+    startedAt,
+    endedAt: new Date(Date.parse(startedAt) + Number(windowNs / 1_000_000n) * windows.length).toISOString(),
+    complete: true,
+    samplingIntervalMicros: 10000,
+    flushIntervalMs: Number(windowNs / 1_000_000n),
+    profileTypes: ['cpu', 'wall'],
+    capBytes: 209715200,
+    counts: { windows: windows.length, profileFiles, spanFiles: batches.length, spans: spanCount, bytes: 0, droppedWindows: 0, droppedSpans: 0 },
+    ...spec.manifest,
+  };
+  writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return dir;
+}
+
+/** 16 / 32 lowercase hex characters from a number, for readable synthetic IDs. */
+export const spanIdOf = (n: number) => n.toString(16).padStart(16, '0');
+export const traceIdOf = (n: number) => n.toString(16).padStart(32, '0');
+
+const MS = 1_000_000;
+
+/**
+ * A small, fully known recording ("shop"): two endpoints with known latencies and CPU, a third
+ * without samples, child spans, samples outside spans and one labelled with a span the recording
+ * does not hold. `fib` is the hot CPU function; waiting on the database dominates wall time.
+ */
+export function shopRecording(baseDir: string, name?: string): string {
+  const start = BigInt(Date.parse('2026-11-29T22:15:04.000Z')) * 1_000_000n;
+  const root = (n: number, spanName: string, route: string, offsetMs: number, durationMs: number): SpanSpec => ({
+    spanId: spanIdOf(n),
+    traceId: traceIdOf(n),
+    name: spanName,
+    startNs: start + BigInt(offsetMs * MS),
+    durationNs: durationMs * MS,
+    profiled: true,
+    route,
+    statusCode: 200,
+  });
+  const child = (n: number, parent: number, offsetMs: number, durationMs: number): SpanSpec => ({
+    spanId: spanIdOf(n),
+    traceId: traceIdOf(parent),
+    parentSpanId: spanIdOf(parent),
+    name: 'db.query',
+    kind: 3,
+    startNs: start + BigInt(offsetMs * MS),
+    durationNs: durationMs * MS,
+  });
+  const users = (n: number) => ({ spanId: spanIdOf(n), spanName: 'GET /users/:id', traceId: traceIdOf(n) });
+  const orders = (n: number) => ({ spanId: spanIdOf(n), spanName: 'POST /orders', traceId: traceIdOf(n) });
+  const u = ['main', 'handleUser'];
+  const o = ['main', 'handleOrder'];
+  return writeRecording(baseDir, {
+    name,
+    service: 'shop',
+    functions: {
+      main: { file: 'src/server.ts', line: 1 },
+      handleUser: { file: 'src/users.ts', line: 30 },
+      fib: { file: 'src/math.ts', line: 12 },
+      'JSON.stringify': { file: '', line: 0 },
+      waitForDb: { file: 'src/db.ts', line: 7 },
+      handleOrder: { file: 'src/orders.ts', line: 5 },
+      validate: { file: 'src/orders.ts', line: 40 },
+      hash: { file: 'node:crypto', line: 88 },
+      '(garbage collector)': { file: '', line: 0 },
+      '(program)': { file: '', line: 0 },
+      '(idle)': { file: '', line: 0 },
+    },
+    windows: [
+      {
+        cpu: [
+          { stack: [...u, 'fib'], value: 30 * MS, span: users(1) },
+          { stack: [...u, 'JSON.stringify'], value: 5 * MS, span: users(1) },
+          { stack: [...u, 'fib'], value: 30 * MS, span: users(2) },
+          { stack: [...u, 'fib'], value: 20 * MS, span: users(3) },
+          { stack: u, value: 6 * MS, span: users(3) },
+          { stack: [...o, 'validate'], value: 10 * MS, span: orders(11) },
+          { stack: [...o, 'hash'], value: 15 * MS, span: orders(11) },
+          { stack: ['main', '(garbage collector)'], value: 10 * MS },
+          { stack: [...u, 'fib'], value: 5 * MS, span: { spanId: 'ffffffffffffffff', spanName: 'GET /users/:id', traceId: traceIdOf(0xfff) } },
+        ],
+        wall: [
+          { stack: [...u, 'fib'], value: 10 * MS, span: users(1) },
+          { stack: [...u, 'fib'], value: 20 * MS, span: users(2) },
+          { stack: [...u, 'fib'], value: 30 * MS, span: users(3) },
+          { stack: [...o, 'validate'], value: 50 * MS, span: orders(11) },
+          { stack: ['(idle)'], value: 500 * MS },
+        ],
+      },
+      {
+        cpu: [
+          { stack: [...u, 'fib'], value: 40 * MS, span: users(4) },
+          { stack: [...o, 'validate'], value: 10 * MS, span: orders(12) },
+          { stack: ['(program)'], value: 4 * MS },
+        ],
+        wall: [
+          { stack: [...u, 'fib'], value: 10 * MS, span: users(4) },
+          { stack: [...u, 'waitForDb'], value: 90 * MS, span: users(4) },
+          { stack: [...o, 'validate'], value: 70 * MS, span: orders(12) },
+        ],
+      },
+    ],
+    spanBatches: [
+      [root(1, 'GET /users/:id', '/users/:id', 0, 10), child(101, 1, 2, 5), root(2, 'GET /users/:id', '/users/:id', 100, 20), root(3, 'GET /users/:id', '/users/:id', 200, 30)],
+      [
+        root(4, 'GET /users/:id', '/users/:id', 15_000, 100),
+        child(104, 4, 15_005, 90),
+        root(11, 'POST /orders', '/orders', 300, 50),
+        root(12, 'POST /orders', '/orders', 15_200, 70),
+        root(21, 'GET /health', '/health', 400, 1),
+      ],
+    ],
+  });
+}
+
+/** What shopRecording holds, for assertions. */
+export const SHOP = {
+  users: { name: 'GET /users/:id', count: 4, durationsMs: [10, 20, 30, 100], cpuMs: 131, wallMs: 160 },
+  orders: { name: 'POST /orders', count: 2, durationsMs: [50, 70], cpuMs: 35, wallMs: 120 },
+  health: { name: 'GET /health', count: 1 },
+  cpu: { insideMs: 171, outsideMs: 14, unmatchedMs: 5, insideSamples: 10, outsideSamples: 2 },
+  wall: { insideMs: 280, outsideMs: 500, unmatchedMs: 0 },
+  hotCpu: 'fib',
+  hotWall: 'waitForDb',
+} as const;
