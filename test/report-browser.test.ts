@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { frames, launchBrowser, openReport } from './support/browser.js';
 import { runReport } from '../src/cli/report.js';
 import { SHOP, shopRecording } from './support/recording.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
 const MS = 1_000_000;
 const TEST_TIMEOUT_MS = 60_000;
@@ -25,21 +25,13 @@ let context: BrowserContext | undefined;
 let reportUrl = '';
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or point CHROMIUM_PATH at a Chromium binary`);
-  }
   const run = shopRecording(path.join(base, 'data'));
   let stderr = '';
   const code = runReport([run], { stdout: () => undefined, stderr: (text) => void (stderr += text), cwd: base });
   assert.equal(code, 0, stderr);
   reportUrl = pathToFileURL(path.join(run, 'report.html')).href;
   // A fresh profile per run: nothing cached or remembered from an earlier session.
-  context = await chromium.launchPersistentContext(path.join(base, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
+  context = await launchBrowser(path.join(base, 'profile'));
 });
 
 after(async () => {
@@ -47,55 +39,8 @@ after(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-interface Opened {
-  page: Page;
-  requests: string[];
-  errors: string[];
-}
-
-/** A new tab on the report, with every request and console error recorded from the start. */
-async function open(): Promise<Opened> {
-  assert.ok(context, 'browser not started');
-  const page = await context.newPage();
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (request) => requests.push(request.url()));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') errors.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-  await page.goto(reportUrl);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, requests, errors };
-}
-
-/** The test compiles without DOM types; this is the part of an element it reads in the page. */
-type WithDataset = { dataset: Record<string, string | undefined> };
-
-interface Frame {
-  name: string;
-  total: number;
-  self: number;
-  depth: number;
-  ancestor: boolean;
-  match: boolean;
-}
-
-function frames(page: Page): Promise<Frame[]> {
-  return page.$$eval('[data-testid="flame-frame"]', (elements) =>
-    elements.map((element) => {
-      const data = (element as unknown as WithDataset).dataset;
-      return {
-        name: data.name ?? '',
-        total: Number(data.total),
-        self: Number(data.self),
-        depth: Number(data.depth),
-        ancestor: data.ancestor === 'true',
-        match: data.match === 'true',
-      };
-    }),
-  );
-}
+/** A new tab on the report, recording requests and console errors. */
+const open = () => openReport(context, reportUrl);
 
 const frameNamed = (page: Page, name: string) => page.locator(`[data-testid="flame-frame"][data-name="${name}"]:not([data-ancestor])`).first();
 const graph = (page: Page) => page.locator('[data-testid="flame-graph"]');
@@ -118,7 +63,7 @@ describe('the report page', { timeout: TEST_TIMEOUT_MS }, () => {
   it('lists the endpoints, heaviest CPU first, with count, latency and CPU', async () => {
     const { page } = await open();
     const rows = page.locator('[data-testid="endpoint-row"]');
-    assert.deepEqual(await rows.evaluateAll((elements) => elements.map((e) => (e as unknown as WithDataset).dataset.name)), [SHOP.users.name, SHOP.orders.name, SHOP.health.name]);
+    assert.deepEqual(await rows.evaluateAll((elements) => elements.map((e) => (e as unknown as { dataset: Record<string, string | undefined> }).dataset.name)), [SHOP.users.name, SHOP.orders.name, SHOP.health.name]);
     const cells = await rows.first().locator('td').allTextContents();
     assert.deepEqual(cells.slice(0, 7), [SHOP.users.name, '4', '20.0ms', '100ms', '100ms', '131ms', '160ms']);
     assert.match(cells[7] as string, /^fib 92%/);
