@@ -6,7 +6,6 @@ import type { SpanBatcher } from './export/span-batcher.js';
 import { type Logger, reason } from './log.js';
 import type { Profiler } from './profiler.js';
 import type { Finisher } from './shutdown.js';
-import type { NodeSDK } from '@opentelemetry/sdk-node';
 
 export interface AgentParts {
   config: Config;
@@ -17,7 +16,7 @@ export interface AgentParts {
   batcher: SpanBatcher | undefined;
   /** An exporter pipeline we do not own (grpc, console), flushed asynchronously only. */
   processor: SpanProcessor | undefined;
-  sdk: NodeSDK | undefined;
+  sdk: { shutdown(): Promise<void> } | undefined;
 }
 
 /**

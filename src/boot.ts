@@ -1,6 +1,7 @@
 import type { ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent } from './agent.js';
+import { appDirs } from './app-dirs.js';
 import type { Config } from './config.js';
 import { registerEsmHook } from './esm-hook.js';
 import type { Destination } from './export/destination.js';
@@ -56,7 +57,7 @@ export function boot(config: Config, log: Logger): Started {
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
         contextManager = new LinkingContextManager(registry, profiler.sink, profiler.frameCarriesContext);
       }
-      tracing = startTracing({ config, destination, log, linkProcessor, contextManager });
+      tracing = startTracing({ config, destination, log, linkProcessor, contextManager, appDirs: appDirs(process.argv, process.cwd()) });
     } catch (error) {
       tracing = undefined;
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
+import { appDirs } from './app-dirs.js';
 import { Logger, reason } from './log.js';
 import { createRedactor } from './redact.js';
 import type { Agent } from './agent.js';
@@ -46,18 +47,13 @@ export function isLauncher(script: string | undefined): boolean {
   return /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|yarnpkg|corepack)(-cli)?(\.c?js)?$/.test(script) || /[\\/]node_modules[\\/](npm|pnpm|yarn|corepack)[\\/]bin[\\/]/.test(script);
 }
 
-function entryDir(argv: readonly string[]): string {
-  const script = argv[1];
-  return script ? path.dirname(path.resolve(script)) : process.cwd();
-}
-
 /**
  * Boots everything inside the app's process. Never throws: each failing part is reported once
  * and the rest goes on (profiling without tracing, tracing without profiling, or nothing).
  */
 export function start(env: Env = process.env): Started | undefined {
   if (isLauncher(process.argv[1])) return undefined;
-  const { config, problems } = readConfig(env, { packageName: findPackageName(entryDir(process.argv)) });
+  const { config, problems } = readConfig(env, { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
   const secrets = [...SECRET_ENV].map((name) => env[name]);
   secrets.push(config.pyroscope.authToken, config.pyroscope.basicAuthPassword, ...Object.values(config.pyroscope.headers), ...Object.values(config.traces.headers));
   const log = new Logger(config.logLevel, createRedactor(secrets));

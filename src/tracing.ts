@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module';
 import type { ContextManager } from '@opentelemetry/api';
-import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Config } from './config.js';
 import type { Destination } from './export/destination.js';
 import { SpanBatcher } from './export/span-batcher.js';
-import type { Logger } from './log.js';
+import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
+import { type Logger, reason } from './log.js';
+import { startTraceSdk } from './trace-sdk.js';
 
 const require = createRequire(import.meta.url);
 
@@ -17,10 +18,12 @@ export interface TracingOptions {
   /** Our span-link processor, first in line so the attribute is set before exporters see the span. */
   linkProcessor: SpanProcessor | undefined;
   contextManager: ContextManager | undefined;
+  /** Where the app resolves its packages from: only instrumentations for what is installed there are loaded. */
+  appDirs: readonly string[];
 }
 
 export interface Tracing {
-  sdk: NodeSDK;
+  sdk: { shutdown(): Promise<void> };
   /** Present when spans go to our destination: its buffered spans can be taken synchronously at exit. */
   batcher: SpanBatcher | undefined;
   /** Present for exporters we do not own (grpc, console): flushed asynchronously. */
@@ -60,22 +63,43 @@ function foreignProcessor(traces: Config['traces']): { processor?: SpanProcessor
   return 'ours';
 }
 
-/** Starts the OTel NodeSDK: standard OTEL_* env, auto-instrumentations, our processors. */
+/**
+ * Starts tracing: standard OTEL_* env, the instrumentations the app can use, our processors.
+ * The lean trace SDK by default; the full NodeSDK when metrics or logs are asked for, since only
+ * it builds those pipelines from env.
+ */
 export function startTracing(options: TracingOptions): Tracing {
-  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { getNodeAutoInstrumentations } = require('@opentelemetry/auto-instrumentations-node') as typeof import('@opentelemetry/auto-instrumentations-node');
+  const { config, log } = options;
+  const selection = selectInstrumentations(process.env, installedFrom(options.appDirs, process.env), { metrics: config.metricsRequested });
+  if (selection.unknown.length > 0) log.warn(`unknown instrumentations in OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS: ${selection.unknown.join(', ')}`);
+  const instrumentations = loadInstrumentations(selection.names, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
+  log.debug(`instrumentations: ${selection.names.join(', ')}`);
   const { batcher, processor } = exportProcessor(options);
   const spanProcessors = [options.linkProcessor, batcher, processor].filter((p): p is SpanProcessor => p !== undefined);
-  const sdk = new NodeSDK({
-    serviceName: options.config.serviceName,
-    // Traces and profiles are the product; metrics and logs go out only when explicitly asked for,
-    // so a traces-only backend (Tempo) does not receive requests it rejects.
-    ...(options.config.metricsRequested ? {} : { metricReaders: [] }),
-    ...(options.config.logsRequested ? {} : { logRecordProcessors: [] }),
-    instrumentations: [getNodeAutoInstrumentations()],
+  if (config.metricsRequested || config.logsRequested) {
+    const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+    const sdk = new NodeSDK({
+      serviceName: config.serviceName,
+      // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
+      ...(config.metricsRequested ? {} : { metricReaders: [] }),
+      ...(config.logsRequested ? {} : { logRecordProcessors: [] }),
+      instrumentations,
+      spanProcessors,
+      ...(options.contextManager ? { contextManager: options.contextManager } : {}),
+    });
+    sdk.start();
+    return { sdk, batcher, processor };
+  }
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const problems: string[] = [];
+  const sdk = startTraceSdk({
+    env: process.env,
+    serviceName: config.serviceName,
+    contextManager: options.contextManager ?? new AsyncLocalStorageContextManager(),
     spanProcessors,
-    ...(options.contextManager ? { contextManager: options.contextManager } : {}),
+    instrumentations,
+    problems,
   });
-  sdk.start();
+  for (const problem of problems) log.warn(problem);
   return { sdk, batcher, processor };
 }

@@ -72,8 +72,8 @@ export class LocalRecorder implements Destination {
       capBytes: config.local?.capBytes ?? 0,
       counts: { windows: 0, profileFiles: 0, spanFiles: 0, spans: 0, bytes: 0, droppedWindows: 0, droppedSpans: 0 },
     };
-    const { JsonTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
-    this.serialize = (spans) => JsonTraceSerializer.serializeRequest(spans);
+    // Loaded with the first batch, not at start: the serializers pull in ~60 modules.
+    this.serialize = (spans) => (require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer')).JsonTraceSerializer.serializeRequest(spans);
     mkdirSync(path.join(this.dir, PROFILES_DIR), { recursive: true });
     mkdirSync(path.join(this.dir, SPANS_DIR), { recursive: true });
     this.writeManifest();

@@ -13,12 +13,16 @@ export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
  * request for our sender: protobuf for `http/protobuf`, JSON for `http/json`.
  */
 export function otlpRequestBuilder(traces: Config['traces']): (spans: ReadableSpan[]) => Outgoing | undefined {
-  const { JsonTraceSerializer, ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
   const json = traces.protocol === 'http/json';
-  const serializer = json ? JsonTraceSerializer : ProtobufTraceSerializer;
+  // Loaded with the first batch, not at start: the serializers pull in ~60 modules.
+  let serializer: typeof import('@opentelemetry/otlp-transformer').JsonTraceSerializer | undefined;
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
   const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
   return (spans) => {
+    if (!serializer) {
+      const { JsonTraceSerializer, ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+      serializer = json ? JsonTraceSerializer : ProtobufTraceSerializer;
+    }
     const body = serializer.serializeRequest(spans);
     if (body === undefined) return undefined;
     return { kind: 'spans', url, headers, body, what: `${spans.length} spans` };

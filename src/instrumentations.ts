@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import type { Env } from './config.js';
+
+/**
+ * The instrumentations of @opentelemetry/auto-instrumentations-node, loaded only when the app can
+ * use them. Its index imports all ~40 eagerly (≈470 modules, most of a second at start); here each
+ * one is loaded only if a module it instruments is installed where the app can resolve it, or it
+ * instruments Node itself. The env semantics are the same as getNodeAutoInstrumentations():
+ * OTEL_NODE_ENABLED_INSTRUMENTATIONS (then exactly those, installed or not),
+ * OTEL_NODE_DISABLED_INSTRUMENTATIONS, and fs / host-metrics off by default.
+ */
+interface Entry {
+  /** Package suffix after `@opentelemetry/instrumentation-`, as the env vars name it. */
+  name: string;
+  /** Exported class. */
+  className: string;
+  /** Packages it instruments; empty = Node itself (always usable). */
+  modules: readonly string[];
+  /** Only when this holds of the env (e.g. running in AWS Lambda). */
+  when?: (env: Env, context: SelectionContext) => boolean;
+}
+
+export interface SelectionContext {
+  /** Metrics are exported (the runtime-node instrumentation only produces metrics). */
+  metrics: boolean;
+}
+
+const TABLE: readonly Entry[] = [
+  { name: 'amqplib', className: 'AmqplibInstrumentation', modules: ['amqplib'] },
+  { name: 'aws-lambda', className: 'AwsLambdaInstrumentation', modules: [], when: (env) => Boolean(env.AWS_LAMBDA_FUNCTION_NAME || env.LAMBDA_TASK_ROOT) },
+  { name: 'aws-sdk', className: 'AwsInstrumentation', modules: ['aws-sdk', '@smithy/smithy-client', '@aws-sdk/smithy-client'] },
+  { name: 'bunyan', className: 'BunyanInstrumentation', modules: ['bunyan'] },
+  { name: 'cassandra-driver', className: 'CassandraDriverInstrumentation', modules: ['cassandra-driver'] },
+  { name: 'connect', className: 'ConnectInstrumentation', modules: ['connect'] },
+  { name: 'cucumber', className: 'CucumberInstrumentation', modules: ['@cucumber/cucumber'] },
+  { name: 'dataloader', className: 'DataloaderInstrumentation', modules: ['dataloader'] },
+  { name: 'dns', className: 'DnsInstrumentation', modules: [] },
+  { name: 'express', className: 'ExpressInstrumentation', modules: ['express'] },
+  { name: 'fs', className: 'FsInstrumentation', modules: [] },
+  { name: 'generic-pool', className: 'GenericPoolInstrumentation', modules: ['generic-pool'] },
+  { name: 'graphql', className: 'GraphQLInstrumentation', modules: ['graphql'] },
+  { name: 'grpc', className: 'GrpcInstrumentation', modules: ['@grpc/grpc-js'] },
+  { name: 'hapi', className: 'HapiInstrumentation', modules: ['@hapi/hapi'] },
+  { name: 'host-metrics', className: 'HostMetricsInstrumentation', modules: [] },
+  { name: 'http', className: 'HttpInstrumentation', modules: [] },
+  { name: 'ioredis', className: 'IORedisInstrumentation', modules: ['ioredis'] },
+  { name: 'kafkajs', className: 'KafkaJsInstrumentation', modules: ['kafkajs'] },
+  { name: 'knex', className: 'KnexInstrumentation', modules: ['knex'] },
+  { name: 'koa', className: 'KoaInstrumentation', modules: ['koa', '@koa/router'] },
+  { name: 'lru-memoizer', className: 'LruMemoizerInstrumentation', modules: ['lru-memoizer'] },
+  { name: 'memcached', className: 'MemcachedInstrumentation', modules: ['memcached'] },
+  { name: 'mongodb', className: 'MongoDBInstrumentation', modules: ['mongodb'] },
+  { name: 'mongoose', className: 'MongooseInstrumentation', modules: ['mongoose'] },
+  { name: 'mysql2', className: 'MySQL2Instrumentation', modules: ['mysql2'] },
+  { name: 'mysql', className: 'MySQLInstrumentation', modules: ['mysql'] },
+  { name: 'nestjs-core', className: 'NestInstrumentation', modules: ['@nestjs/core'] },
+  { name: 'net', className: 'NetInstrumentation', modules: [] },
+  { name: 'openai', className: 'OpenAIInstrumentation', modules: ['openai'] },
+  { name: 'oracledb', className: 'OracleInstrumentation', modules: ['oracledb'] },
+  { name: 'pg', className: 'PgInstrumentation', modules: ['pg', 'pg-pool'] },
+  { name: 'pino', className: 'PinoInstrumentation', modules: ['pino'] },
+  { name: 'redis', className: 'RedisInstrumentation', modules: ['redis', '@redis/client', '@node-redis/client'] },
+  { name: 'restify', className: 'RestifyInstrumentation', modules: ['restify'] },
+  { name: 'router', className: 'RouterInstrumentation', modules: ['router'] },
+  { name: 'runtime-node', className: 'RuntimeNodeInstrumentation', modules: [], when: (_env, context) => context.metrics },
+  { name: 'socket.io', className: 'SocketIoInstrumentation', modules: ['socket.io'] },
+  { name: 'tedious', className: 'TediousInstrumentation', modules: ['tedious'] },
+  // fetch is built into Node (undici inside), so this one is always usable.
+  { name: 'undici', className: 'UndiciInstrumentation', modules: [] },
+  { name: 'winston', className: 'WinstonInstrumentation', modules: ['winston'] },
+];
+
+const OFF_BY_DEFAULT = new Set(['fs', 'host-metrics']);
+
+const list = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+/** Pure: which instrumentations to load, by package suffix, given the env and what is installed. */
+export function selectInstrumentations(env: Env, installed: (module: string) => boolean, context: SelectionContext): { names: string[]; unknown: string[] } {
+  const enabled = list(env.OTEL_NODE_ENABLED_INSTRUMENTATIONS);
+  const disabled = new Set(list(env.OTEL_NODE_DISABLED_INSTRUMENTATIONS));
+  const known = new Set(TABLE.map((entry) => entry.name));
+  const unknown = [...enabled, ...disabled].filter((name) => !known.has(name));
+  const names = TABLE.filter((entry) => {
+    if (disabled.has(entry.name)) return false;
+    if (enabled.length > 0) return enabled.includes(entry.name);
+    if (OFF_BY_DEFAULT.has(entry.name)) return false;
+    if (entry.when && !entry.when(env, context)) return false;
+    return entry.modules.length === 0 || entry.modules.some(installed);
+  }).map((entry) => entry.name);
+  return { names, unknown };
+}
+
+/**
+ * Whether `module` is installed where code under one of `fromDirs` resolves packages: a
+ * node_modules/<module>/package.json in one of their ancestors, or in NODE_PATH. Yarn PnP has no
+ * node_modules to look at: there everything counts as installed.
+ */
+export function installedFrom(fromDirs: readonly string[], env: Env): (module: string) => boolean {
+  if (process.versions.pnp) return () => true;
+  const roots = new Set<string>();
+  for (const start of fromDirs) {
+    for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+      roots.add(path.join(dir, 'node_modules'));
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  for (const extra of list(env.NODE_PATH?.replaceAll(path.delimiter, ','))) roots.add(path.resolve(extra));
+  return (module) => [...roots].some((root) => existsSync(path.join(root, module, 'package.json')));
+}
+
+/** Instantiates the selected instrumentations, each from its own package (resolved next to auto-instrumentations-node). */
+export function loadInstrumentations(names: readonly string[], onError: (name: string, error: unknown) => void): Instrumentation[] {
+  const local = createRequire(import.meta.url);
+  const fromAuto = createRequire(local.resolve('@opentelemetry/auto-instrumentations-node'));
+  const out: Instrumentation[] = [];
+  for (const name of names) {
+    const entry = TABLE.find((e) => e.name === name);
+    if (!entry) continue;
+    try {
+      const exports = fromAuto(`@opentelemetry/instrumentation-${name}`) as Record<string, new () => Instrumentation>;
+      const Class = exports[entry.className];
+      if (typeof Class !== 'function') throw new Error(`no ${entry.className} export`);
+      out.push(new Class());
+    } catch (error) {
+      onError(name, error);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+import { createRequire } from 'node:module';
+import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Env } from './config.js';
+import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
+
+const require = createRequire(import.meta.url);
+
+export interface TraceSdkOptions {
+  env: Env;
+  serviceName: string;
+  contextManager: ContextManager;
+  spanProcessors: SpanProcessor[];
+  instrumentations: Instrumentation[];
+  /** Problems with OTEL_* values, reported by the caller once each. */
+  problems: string[];
+}
+
+export interface TraceSdk {
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The trace half of the OpenTelemetry NodeSDK, assembled from its own parts (sdk-trace, resources,
+ * core propagators, instrumentation) and configured from the same OTEL_* variables. Importing
+ * @opentelemetry/sdk-node loads its metrics, logs, grpc, zipkin, prometheus and YAML-config
+ * pipelines too — about 700 modules and most of our start-up time — for signals we do not send;
+ * the full NodeSDK is used only when metrics or logs are asked for (see tracing.ts).
+ */
+export function startTraceSdk(options: TraceSdkOptions): TraceSdk {
+  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
+  const { TracerProvider } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { env, problems } = options;
+
+  const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
+  if (logLevel && logLevel in api.DiagLogLevel) api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
+
+  registerInstrumentations({ instrumentations: options.instrumentations });
+  options.contextManager.enable();
+  api.context.setGlobalContextManager(options.contextManager);
+  const propagator = propagatorOf(propagatorsFromEnv(env, problems));
+  if (propagator) api.propagation.setGlobalPropagator(propagator);
+
+  if (options.spanProcessors.length === 0) return { shutdown: () => Promise.resolve() };
+  const sampler = samplerOf(samplerFromEnv(env, problems));
+  const provider = new TracerProvider({
+    resource: resourceOf(options.serviceName, detectorsFromEnv(env, problems)),
+    spanLimits: spanLimitsFromEnv(env),
+    spanProcessors: options.spanProcessors,
+    ...(sampler ? { sampler } : {}),
+  });
+  api.trace.setGlobalTracerProvider(provider);
+  return { shutdown: () => provider.shutdown() };
+}
+
+function resourceOf(serviceName: string, detectorNames: DetectorName[]) {
+  const resources = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const byName = {
+    env: resources.envDetector,
+    host: resources.hostDetector,
+    os: resources.osDetector,
+    process: resources.processDetector,
+    serviceinstance: resources.serviceInstanceIdDetector,
+  } as const;
+  return resources
+    .defaultResource()
+    .merge(resources.detectResources({ detectors: detectorNames.map((name) => byName[name]) }))
+    .merge(resources.resourceFromAttributes({ 'service.name': serviceName }));
+}
+
+function samplerOf(spec: SamplerSpec | undefined): Sampler | undefined {
+  if (!spec) return undefined;
+  const s = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  switch (spec.kind) {
+    case 'always_on':
+      return new s.AlwaysOnSampler();
+    case 'always_off':
+      return new s.AlwaysOffSampler();
+    case 'parentbased_always_on':
+      return new s.ParentBasedSampler({ root: new s.AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new s.ParentBasedSampler({ root: new s.AlwaysOffSampler() });
+    case 'traceidratio':
+      return new s.TraceIdRatioBasedSampler(spec.ratio);
+    case 'parentbased_traceidratio':
+      return new s.ParentBasedSampler({ root: new s.TraceIdRatioBasedSampler(spec.ratio) });
+  }
+}
+
+function propagatorOf(names: PropagatorName[]): TextMapPropagator | undefined {
+  const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const make = (name: PropagatorName): TextMapPropagator => {
+    if (name === 'tracecontext') return new core.W3CTraceContextPropagator();
+    if (name === 'baggage') return new core.W3CBaggagePropagator();
+    const b3 = require('@opentelemetry/propagator-b3') as typeof import('@opentelemetry/propagator-b3');
+    return new b3.B3Propagator(name === 'b3multi' ? { injectEncoding: b3.B3InjectEncoding.MULTI_HEADER } : {});
+  };
+  if (names.length === 0) return undefined;
+  const propagators = names.map(make);
+  return propagators.length === 1 ? propagators[0] : new core.CompositePropagator({ propagators });
+}
