@@ -3,8 +3,7 @@
  * linked and counted — and bounded.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { type Child, registerPath, repoRoot, runCli, runNode } from './support/child.js';
@@ -14,6 +13,7 @@ import type { DecodedSpan } from './support/otlp-types.js';
 import { sampleViewsOf, type SampleView } from './support/pprof-helpers.js';
 import { decodePprof } from './support/pprof-wire.js';
 import { startReceiver } from './support/receiver.js';
+import { scratchDirs } from './support/scratch.js';
 
 const SHOP = path.join(repoRoot, 'examples/express/server.mjs');
 
@@ -62,9 +62,7 @@ function readRecording(base: string): Recording {
   return { dir, manifest, profiles, spans, spanFiles, bytesOnDisk };
 }
 
-function tempDir(): string {
-  return mkdtempSync(path.join(tmpdir(), 'pyro-run-local-'));
-}
+const { fresh: tempDir } = scratchDirs('pyro-run-local-');
 
 async function driveShop(app: Child, requests: number): Promise<void> {
   const base = `http://127.0.0.1:${(await app.line(/listening (\d+)/))[1]}`;

@@ -5,28 +5,20 @@
  * self-time functions, the share of samples inside spans), and the errors they get for bad input.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { aggregateRun, type FlameTree, modelRun, processFlameTree, type RunAggregates, spanFlameTree } from '../src/report/aggregate.js';
 import { exitSummary } from '../src/report/exit-summary.js';
 import { latestRun, loadRunSync, resolveRunDir, RunError, type RunErrorCode } from '../src/report/load-run.js';
 import { formatSummary } from '../src/report/summary.js';
+import { scratchDirs } from './support/scratch.js';
 import { SHOP, shopRecording, type SampleSpec, type SpanSpec, spanIdOf, traceIdOf, type WindowSpec, writeRecording } from './support/recording.js';
 
 const MS = 1_000_000;
-const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-report-'));
-after(() => rmSync(base, { recursive: true, force: true }));
-let counter = 0;
-/** A fresh folder per test. */
-const fresh = () => {
-  const dir = path.join(base, `t${++counter}`);
-  mkdirSync(dir);
-  return dir;
-};
+const { base, fresh } = scratchDirs('pyro-run-report-');
 
 const shop = () => loadRunSync(shopRecording(fresh()));
 

@@ -4,22 +4,15 @@
  * bad input ends with one readable line and exit 1, never a stack trace.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runCli } from './support/child.js';
+import { scratchDirs } from './support/scratch.js';
 import { SHOP, shopRecording, writeRecording } from './support/recording.js';
 
 const TEST_TIMEOUT_MS = 30_000;
-const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-report-cli-'));
-after(() => rmSync(base, { recursive: true, force: true }));
-let counter = 0;
-const fresh = () => {
-  const dir = path.join(base, `t${++counter}`);
-  mkdirSync(dir);
-  return dir;
-};
+const { base, fresh } = scratchDirs('pyro-run-report-cli-');
 
 async function report(args: string[], cwd?: string) {
   const child = runCli(['report', ...args], cwd === undefined ? {} : { cwd });
