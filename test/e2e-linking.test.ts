@@ -14,6 +14,7 @@ import { startReceiver } from './support/receiver.js';
 
 const SERVICE = 'e2e-shop';
 const NODE22 = path.join(repoRoot, 'node_modules/node22/bin/node');
+const NODE26 = path.join(repoRoot, 'node_modules/node26/bin/node');
 const ESM_APP = fixture('apps/server.mjs');
 const CJS_APP = fixture('apps/server.cjs');
 /** The package's own export, resolved as users resolve it (self-reference from inside the package). */
@@ -35,6 +36,7 @@ const variants: Variant[] = [
   { name: 'CJS app through `pyro-run app.cjs`', start: (env) => runCli([CJS_APP], { env }), traceIdLabel: false, acf: true },
   { name: 'CJS app through `node --require pyro-run/register`', start: (env) => runNode(['--require', REGISTER, CJS_APP], { env }), traceIdLabel: true, acf: true },
   { name: 'Node 22 without AsyncContextFrame (`node22 --import`)', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env, node: NODE22 }), traceIdLabel: true, acf: false },
+  { name: 'Node 26 (`node26 --import`)', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env, node: NODE26 }), traceIdLabel: true, acf: true },
   { name: 'Node 22 through the CLI, which turns AsyncContextFrame on', start: (env) => runCli([NODE22, CJS_APP], { env }), traceIdLabel: true, acf: true },
 ];
 
