@@ -1,6 +1,6 @@
 // A small shop API whose routes spend CPU in distinctly named functions, so a flame graph per
 // endpoint shows where each one goes. Prints `listening <port>` once ready (PORT, default 3000;
-// 0 picks a free port).
+// 0 picks a free port; HOST, default 127.0.0.1, 0.0.0.0 in a container).
 import express from 'express';
 
 const CATALOG = Array.from({ length: 2000 }, (_, i) => ({
@@ -75,6 +75,6 @@ app.get('/products/:id', (req, res) => {
   setImmediate(() => res.json({ product: CATALOG[id], recommended: recommend(id) }));
 });
 
-const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1', () => {
   process.stdout.write(`listening ${server.address().port}\n`);
 });
