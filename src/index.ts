@@ -39,9 +39,16 @@ export function start(options: StartOptions = {}): PyroRun {
   const started = startFromEnv(envFromOptions(options, process.env));
   return {
     async shutdown() {
-      if (!started) return;
-      started.uninstall();
-      await started.agent?.finishAsync(Date.now() + started.config.shutdownTimeoutMs);
+      if (!started?.agent) return;
+      const timeoutMs = started.config.shutdownTimeoutMs;
+      // Our sockets and timers never hold the app open; while the app awaits this flush, this does.
+      const hold = setTimeout(() => undefined, timeoutMs + 250);
+      try {
+        await started.agent.finishAsync(Date.now() + timeoutMs);
+      } finally {
+        clearTimeout(hold);
+        started.uninstall();
+      }
     },
   };
 }

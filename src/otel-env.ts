@@ -46,10 +46,14 @@ export function propagatorsFromEnv(env: Env, problems: string[]): PropagatorName
 export type DetectorName = 'env' | 'host' | 'os' | 'process' | 'serviceinstance';
 const DETECTORS: readonly DetectorName[] = ['env', 'host', 'os', 'process', 'serviceinstance'];
 
-/** OTEL_NODE_RESOURCE_DETECTORS; the NodeSDK default is env, process, host. */
+/**
+ * OTEL_NODE_RESOURCE_DETECTORS. The default is the NodeSDK's (env, process, host) plus
+ * serviceinstance: forked workers and cluster members share a service name, and their spans must
+ * still tell one process from another.
+ */
 export function detectorsFromEnv(env: Env, problems: string[]): DetectorName[] {
   const raw = env.OTEL_NODE_RESOURCE_DETECTORS?.trim();
-  if (!raw) return ['env', 'process', 'host'];
+  if (!raw) return ['env', 'process', 'host', 'serviceinstance'];
   const names = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (names.includes('all')) return [...DETECTORS];
   if (names.includes('none')) return [];

@@ -44,7 +44,7 @@ describe('propagatorsFromEnv', () => {
 
 describe('detectorsFromEnv', () => {
   const cases: { value?: string; expected: string[]; problems?: number }[] = [
-    { expected: ['env', 'process', 'host'] },
+    { expected: ['env', 'process', 'host', 'serviceinstance'] },
     { value: 'all', expected: ['env', 'host', 'os', 'process', 'serviceinstance'] },
     { value: 'none', expected: [] },
     { value: 'env,serviceinstance', expected: ['env', 'serviceinstance'] },
