@@ -34,6 +34,7 @@ export class Agent implements Finisher {
   startWindows(): void {
     const { profiler, config } = this.parts;
     if (!profiler) return;
+    profiler.onCutWanted = () => this.exportWindow();
     this.timer = setInterval(() => this.exportWindow(), config.flushIntervalMs);
     this.timer.unref();
   }

@@ -34,6 +34,13 @@ export function boot(config: Config, log: Logger): Started {
       profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel });
       profiler.start();
       if (!profiler.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
+      if (config.sourceMaps) {
+        const [entryDir] = appDirs(process.argv, process.cwd());
+        profiler.loadSourceMaps(entryDir ? [entryDir] : []).then(
+          (maps) => log.debug(`source maps: ${maps} found under ${entryDir}`),
+          (error: unknown) => log.warnOnce('source-maps', `could not read source maps: ${reason(error)}; profiles name the compiled files`),
+        );
+      }
     } catch (error) {
       profiler = undefined;
       log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
@@ -41,7 +48,7 @@ export function boot(config: Config, log: Logger): Started {
   }
   const destination: Destination =
     (config.local && openRecording(config, config.local, log)) ||
-    new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log }), log);
+    new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify }), log);
   if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;

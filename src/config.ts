@@ -31,10 +31,14 @@ export interface Config {
     labels: Record<string, string>;
     uploadTimeoutMs: number;
   };
+  /** Accept any TLS certificate from the Pyroscope and OTLP endpoints (an explicit opt-out; off by default). */
+  tlsSkipVerify: boolean;
   profiles: ProfileType[];
   spanScope: SpanScope;
   /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
   local: { dir: string; capBytes: number; quiet: boolean; forced: boolean } | undefined;
+  /** Map profile frames through the app's source maps, where it has any. */
+  sourceMaps: boolean;
   /** Label samples with trace_id too. Off by default: Pyroscope's distributor keeps only span_id per sample (pkg/distributor, GroupSamplesWithoutLabels), every other sample label becomes a series label. */
   traceIdLabel: boolean;
   flushIntervalMs: number;
@@ -209,10 +213,19 @@ export const SETTINGS = {
   out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
   maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; the oldest profile windows go first', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
   quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: 'local mode: no notices and no exit summary', defaultText: 'off', parse: onOff },
+  sourceMaps: { flag: 'source-maps', arg: '<on|off>', env: 'PYRO_RUN_SOURCE_MAPS', description: "name the original (e.g. TypeScript) file and line in profiles, from the app's source maps", defaultText: 'on', parse: onOff },
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
   uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one profile upload request', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
+  insecureSkipTlsVerify: {
+    flag: 'insecure-skip-tls-verify',
+    arg: '',
+    env: 'PYRO_RUN_INSECURE_SKIP_TLS_VERIFY',
+    description: 'do not verify the TLS certificates of the Pyroscope and OTLP endpoints. Risky: anyone on the network path can then impersonate them and read the profiles, spans and credentials; prefer NODE_EXTRA_CA_CERTS=<ca.pem>',
+    defaultText: 'off',
+    parse: onOff,
+  },
   shutdownTimeout: { flag: 'shutdown-timeout', arg: '<ms>', env: 'PYRO_RUN_SHUTDOWN_TIMEOUT_MS', description: 'deadline for the final flush at exit', defaultText: '5000', parse: integer(0, 600_000, 'milliseconds') },
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
   tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
@@ -332,9 +345,11 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       labels: get('labels') ?? {},
       uploadTimeoutMs: get('uploadTimeout') ?? 10_000,
     },
+    tlsSkipVerify: get('insecureSkipTlsVerify') ?? false,
     profiles: get('profiles') ?? ['cpu', 'wall'],
     spanScope: get('spanScope') ?? 'root',
     local: undefined,
+    sourceMaps: get('sourceMaps') ?? true,
     traceIdLabel: false,
     flushIntervalMs: get('flushInterval') ?? 15_000,
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,

@@ -15,6 +15,8 @@ export interface ProfileWindow {
   profiles: Map<ProfileType, Profile>;
 }
 
+type SourceMapper = InstanceType<Pprof['SourceMapper']>;
+
 export interface ProfilerOptions {
   types: readonly ProfileType[];
   samplingIntervalMicros: number;
@@ -31,6 +33,12 @@ export class Profiler {
   private readonly pprof: Pprof;
   private windowStart = 0;
   private running = false;
+  /** A source mapper that became ready since the last window: it takes effect at the next cut. */
+  private pendingMapper: SourceMapper | undefined;
+  /** Last value written to the sampler's global slot (no-ACF regime), to put back after a restart. */
+  private lastContext: object | undefined;
+  /** Called when a cut is wanted now (a source mapper is ready): the agent cuts and exports a window. */
+  onCutWanted: (() => void) | undefined;
   /** True when AsyncContextFrame carries the sampler's context (reference §3). */
   readonly frameCarriesContext: boolean;
   /** False where the sampler cannot attach contexts (no SIGPROF on Windows): profiles, no links. */
@@ -43,8 +51,9 @@ export class Profiler {
     this.frameCarriesContext = this.linksSamples && acf.isAsyncContextFrameActive();
   }
 
-  start(): void {
+  start(sourceMapper?: SourceMapper): void {
     this.pprof.time.start({
+      ...(sourceMapper ? { sourceMapper } : {}),
       intervalMicros: this.options.samplingIntervalMicros,
       durationMillis: this.options.flushIntervalMs,
       withContexts: this.linksSamples,
@@ -60,16 +69,40 @@ export class Profiler {
   /** The sampler's context slot, for the context manager. */
   readonly sink: LabelSink = {
     set: (labels) => {
-      if (this.running) this.pprof.time.setContext(labels);
+      if (!this.running) return;
+      this.lastContext = labels;
+      this.pprof.time.setContext(labels);
     },
   };
+
+  /**
+   * Maps compiled JavaScript frames back to their sources (TypeScript file and line) from the
+   * app's source maps. The sampler takes a mapper only when it starts, and scanning for maps is
+   * asynchronous, so once the maps are read the current window is cut at once and the sampler
+   * restarted with the mapper — normally while the app is still starting, before it serves.
+   */
+  async loadSourceMaps(dirs: readonly string[]): Promise<number> {
+    const mapper = await this.pprof.SourceMapper.create([...dirs]);
+    if (mapper.infoMap.size > 0 && this.running) {
+      this.pendingMapper = mapper;
+      this.onCutWanted?.();
+    }
+    return mapper.infoMap.size;
+  }
 
   /** Ends the current window; with `last`, sampling stops for good. */
   cut(last = false): ProfileWindow | undefined {
     if (!this.running) return undefined;
     if (last) this.running = false;
     const from = this.windowStart;
-    const profile = this.pprof.time.stop(!last, this.labelsOfSample, [LABEL_SPAN_NAME]);
+    const mapper = last ? undefined : this.pendingMapper;
+    this.pendingMapper = undefined;
+    const profile = this.pprof.time.stop(!last && !mapper, this.labelsOfSample, [LABEL_SPAN_NAME]);
+    if (mapper) {
+      this.start(mapper);
+      // Without AsyncContextFrame the slot is global: the running code's labels carry over.
+      if (!this.frameCarriesContext && this.lastContext !== undefined) this.pprof.time.setContext(this.lastContext);
+    }
     const until = Date.now();
     this.windowStart = until;
     return { from, until, profiles: splitTimeProfile(profile, this.options.types) };

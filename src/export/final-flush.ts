@@ -1,12 +1,22 @@
 import { Worker } from 'node:worker_threads';
 import type { FlushJob } from './flush-worker.js';
-import type { Outgoing } from './outgoing.js';
+import { DEFAULT_TRANSPORT, type Outgoing, type Transport } from './outgoing.js';
 
 export interface FlushResult {
   sent: number;
   failed: number;
   /** True when the deadline passed before every request had an answer. */
   timedOut: boolean;
+}
+
+let transport: Transport = DEFAULT_TRANSPORT;
+
+/**
+ * How the final flush connects: set by the HttpSender when it is made, so the worker connects
+ * exactly as the steady-state sender does (same certificate checks, same connect timeout).
+ */
+export function useFinalFlushTransport(value: Transport): void {
+  transport = value;
 }
 
 /**
@@ -18,7 +28,7 @@ export function sendBeforeExit(requests: Outgoing[], deadlineAt: number): FlushR
   if (requests.length === 0) return { sent: 0, failed: 0, timedOut: false };
   const shared = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
   const slots = new Int32Array(shared);
-  const job: FlushJob = { requests, deadlineAt, shared };
+  const job: FlushJob = { requests, deadlineAt, shared, transport };
   let worker: Worker | undefined;
   try {
     worker = new Worker(new URL('./flush-worker.js', import.meta.url), { workerData: job, stdout: true, stderr: true });

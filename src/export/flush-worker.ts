@@ -2,38 +2,60 @@
  * Runs in a worker thread while the main thread blocks in Atomics.wait at exit: the main thread's
  * event loop cannot turn any more (we are inside process 'exit' or a signal handler), so the last
  * uploads are made here. Counts are written to the shared buffer, then the waiter is woken.
+ *
+ * Requests go out through undici with the same Agent recipe as the steady-state sender
+ * (outgoing.ts createAgent): same certificate checks, same treatment of URL credentials.
  */
+import { createRequire } from 'node:module';
 import { workerData } from 'node:worker_threads';
-import type { Outgoing } from './outgoing.js';
+import { type Outgoing, type Transport, createAgent, wireForm } from './outgoing.js';
 
 export interface FlushJob {
   requests: Outgoing[];
   deadlineAt: number;
   /** Int32Array over it: [done, sent, failed]. */
   shared: SharedArrayBuffer;
+  transport: Transport;
 }
 
 const job = workerData as FlushJob;
 const slots = new Int32Array(job.shared);
 
-async function send(request: Outgoing): Promise<boolean> {
-  const remaining = job.deadlineAt - Date.now();
-  if (remaining <= 0) return false;
-  try {
-    const response = await fetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(remaining),
-    });
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false;
-  }
+async function main(): Promise<boolean[]> {
+  const undici = createRequire(import.meta.url)('undici') as typeof import('undici');
+  const remaining = Math.max(1, job.deadlineAt - Date.now());
+  // The deadline bounds everything here: connecting included.
+  const dispatcher = createAgent(undici, { ...job.transport, timeoutMs: Math.min(job.transport.timeoutMs, remaining) }, { unrefSockets: false });
+
+  const send = async (request: Outgoing): Promise<boolean> => {
+    const left = job.deadlineAt - Date.now();
+    if (left <= 0) return false;
+    try {
+      const wire = wireForm(request);
+      const response = await undici.request(wire.url, {
+        method: 'POST',
+        headers: wire.headers,
+        body: request.body,
+        signal: AbortSignal.timeout(left),
+        headersTimeout: left,
+        bodyTimeout: left,
+        dispatcher,
+      });
+      await response.body.dump({ limit: 16 * 1024 }).catch(() => undefined);
+      return response.statusCode >= 200 && response.statusCode < 300;
+    } catch {
+      return false;
+    }
+  };
+  return Promise.all(job.requests.map(send));
 }
 
-const results = await Promise.all(job.requests.map(send));
+let results: boolean[];
+try {
+  results = await main();
+} catch {
+  results = job.requests.map(() => false);
+}
 Atomics.store(slots, 1, results.filter(Boolean).length);
 Atomics.store(slots, 2, results.filter((ok) => !ok).length);
 Atomics.store(slots, 0, 1);

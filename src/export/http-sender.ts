@@ -3,16 +3,19 @@ import { createRequire } from 'node:module';
 import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { type Logger, reason } from '../log.js';
-import { type Outgoing, endpointOf, isRetryableStatus, retryAfterMs } from './outgoing.js';
+import { useFinalFlushTransport } from './final-flush.js';
+import { type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, replyExcerpt, retryAfterMs, wireForm } from './outgoing.js';
 
 const require = createRequire(import.meta.url);
 
 export interface SenderOptions {
-  /** Per-request timeout (headers and body). */
+  /** Per-request timeout: connect, headers, body, and the whole attempt. */
   timeoutMs: number;
-  /** Most requests kept waiting; beyond it the oldest is dropped (and counted). */
+  /** Most requests kept waiting, over both pipelines; beyond it the oldest of the longest pipeline is dropped (and counted). */
   maxQueued: number;
   log: Logger;
+  /** Accept any TLS certificate (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY). */
+  tlsSkipVerify?: boolean;
   /** First retry delay; doubles per failure up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -24,45 +27,65 @@ export interface SenderStats {
   failedAttempts: number;
 }
 
+/** Most bytes of a reply we read: enough for an error message; the rest of a huge or endless body is discarded. */
+const MAX_REPLY_BYTES = 16 * 1024;
+
+type Kind = Outgoing['kind'];
+type Outcome = { kind: 'sent' } | { kind: 'rejected' } | { kind: 'retry'; afterMs: number | undefined };
+
+/** One pipeline (profiles or spans): its own order, its own retries, so a dead Pyroscope never holds spans back, nor the other way round. */
+interface Lane {
+  readonly kind: Kind;
+  /** Waiting, oldest first. */
+  readonly queue: Outgoing[];
+  /** Being sent, or waiting out a backoff before it is sent again. */
+  current: Outgoing | undefined;
+  running: boolean;
+  failures: number;
+  abort: AbortController | undefined;
+  backoffTimer: NodeJS.Timeout | undefined;
+  wakeBackoff: (() => void) | undefined;
+}
+
 /**
- * Sends Outgoing requests one at a time, in order, off the app's critical path. A failure that
- * may pass (network error, timeout, 5xx, 429) keeps the request at the head of the queue and
- * retries with backoff (Retry-After honoured), so windows queued during an outage are delivered
- * once the backend is back; a request the server rejects (other 4xx) is dropped. The queue is
- * bounded: when full, the oldest request goes, and that is counted. Each failure mode is warned
- * about once until it recovers.
+ * Sends Outgoing requests off the app's critical path: one at a time and in order per pipeline
+ * (profiles, spans), the two pipelines independent of each other. A failure that may pass
+ * (network error, timeout, 5xx, 429) keeps the request at the head of its pipeline and retries
+ * with backoff (Retry-After honoured), so windows queued during an outage are delivered once the
+ * backend is back; a request the server rejects (other 4xx) is dropped. What waits is bounded:
+ * when more than `maxQueued` requests wait, the oldest of the longest pipeline goes, and that is
+ * counted. Each failure mode is warned about once until it recovers.
  */
 export class HttpSender {
-  private readonly queue: Outgoing[] = [];
-  private running = false;
+  private readonly lanes = new Map<Kind, Lane>();
   private closed = false;
-  private inFlight: Outgoing | undefined;
-  private abort: AbortController | undefined;
-  private backoffTimer: NodeJS.Timeout | undefined;
-  private wakeBackoff: (() => void) | undefined;
-  private failures = 0;
   private dispatcher: Dispatcher | undefined;
   private readonly idleWaiters: (() => void)[] = [];
+  private readonly transport: Transport;
   readonly stats: SenderStats = { sent: 0, dropped: 0, failedAttempts: 0 };
 
-  constructor(private readonly options: SenderOptions) {}
+  constructor(private readonly options: SenderOptions) {
+    this.transport = { timeoutMs: options.timeoutMs, tlsSkipVerify: options.tlsSkipVerify === true };
+    // The final flush at exit sends from a worker: it must connect exactly as we do.
+    useFinalFlushTransport(this.transport);
+    if (this.transport.tlsSkipVerify) {
+      options.log.warn('TLS certificate verification is off (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY): anyone on the network path can impersonate the backends and read the uploads and their credentials');
+    }
+  }
 
   enqueue(request: Outgoing): void {
     if (this.closed) return;
-    this.queue.push(request);
-    while (this.queue.length > this.options.maxQueued) {
-      const dropped = this.queue.shift()!;
-      this.stats.dropped++;
-      this.options.log.warnOnce(`queue-full:${dropped.kind}`, `${dropped.kind} queue is full (${this.options.maxQueued} requests waiting for ${endpointOf(dropped.url)}); dropping the oldest. Dropped so far: ${this.stats.dropped}`);
-    }
+    const lane = this.lane(request.kind);
+    lane.queue.push(request);
+    this.enforceCap();
     // Our own requests must not be traced (the undici instrumentation would make spans of the
     // span uploads) nor inherit whatever span happened to enqueue them.
-    if (!this.running) context.with(suppressTracing(ROOT_CONTEXT), () => void this.run());
+    if (!lane.running) context.with(suppressTracing(ROOT_CONTEXT), () => void this.run(lane));
   }
 
   /** Resolves when nothing is queued or in flight (or after `timeoutMs`). */
   idle(timeoutMs: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
+    if (!this.anyRunning()) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
       timer.unref();
@@ -71,110 +94,140 @@ export class HttpSender {
         resolve();
       });
       // A request waiting out a backoff would otherwise sit there past the deadline.
-      this.wakeBackoff?.();
+      for (const lane of this.lanes.values()) lane.wakeBackoff?.();
     });
   }
 
   /**
-   * Stops sending and hands back everything not yet delivered, the request in flight first:
-   * the final flush sends them synchronously. The in-flight request may have reached the server
-   * already; sending it again risks a duplicate, dropping it risks a loss, and we promised no loss.
+   * Stops sending and hands back everything not yet delivered, each pipeline's current request
+   * first: the final flush sends them synchronously. A request in flight may have reached the
+   * server already; sending it again risks a duplicate, dropping it risks a loss, and we promised
+   * no loss.
    */
   drain(): Outgoing[] {
     this.closed = true;
-    this.abort?.abort();
-    if (this.backoffTimer) clearTimeout(this.backoffTimer);
-    const pending = this.inFlight ? [this.inFlight, ...this.queue] : [...this.queue];
-    this.queue.length = 0;
-    this.inFlight = undefined;
+    const pending: Outgoing[] = [];
+    for (const lane of this.lanes.values()) {
+      lane.abort?.abort();
+      // Ends the backoff wait, so the lane's loop sees `closed` and stops.
+      lane.wakeBackoff?.();
+      if (lane.current) pending.push(lane.current);
+      pending.push(...lane.queue);
+      lane.current = undefined;
+      lane.queue.length = 0;
+    }
     return pending;
   }
 
-  private async run(): Promise<void> {
-    this.running = true;
+  /** Requests waiting (not counting the one each pipeline is sending): for tests and diagnostics. */
+  get waiting(): number {
+    let n = 0;
+    for (const lane of this.lanes.values()) n += lane.queue.length;
+    return n;
+  }
+
+  private lane(kind: Kind): Lane {
+    let lane = this.lanes.get(kind);
+    if (!lane) {
+      lane = { kind, queue: [], current: undefined, running: false, failures: 0, abort: undefined, backoffTimer: undefined, wakeBackoff: undefined };
+      this.lanes.set(kind, lane);
+    }
+    return lane;
+  }
+
+  private anyRunning(): boolean {
+    for (const lane of this.lanes.values()) if (lane.running) return true;
+    return false;
+  }
+
+  /** Over the cap: the longest pipeline is the one that is stuck; its oldest waiting request goes. */
+  private enforceCap(): void {
+    while (this.waiting > this.options.maxQueued) {
+      let longest: Lane | undefined;
+      for (const lane of this.lanes.values()) if (!longest || lane.queue.length > longest.queue.length) longest = lane;
+      const dropped = longest!.queue.shift()!;
+      this.stats.dropped++;
+      this.options.log.warnOnce(`queue-full:${dropped.kind}`, `${dropped.kind} queue is full (${this.options.maxQueued} requests waiting; ${endpointOf(dropped.url)} is not taking them); dropping the oldest. Dropped so far: ${this.stats.dropped}`);
+    }
+  }
+
+  private async run(lane: Lane): Promise<void> {
+    lane.running = true;
+    const { log } = this.options;
     try {
-      while (!this.closed && this.queue.length > 0) {
-        const request = this.queue[0]!;
-        this.inFlight = request;
-        const outcome = await this.attempt(request);
-        this.inFlight = undefined;
+      while (!this.closed) {
+        const request = lane.current ?? lane.queue.shift();
+        if (!request) break;
+        lane.current = request;
+        const outcome = await this.attempt(lane, request);
         if (this.closed) break;
         if (outcome.kind === 'retry') {
-          this.failures++;
+          lane.failures++;
           this.stats.failedAttempts++;
           if (this.idleWaiters.length > 0) break; // shutting down: the final flush takes over
-          await this.backoff(outcome.afterMs);
+          await this.backoff(lane, outcome.afterMs);
           continue;
         }
-        this.queue.shift();
+        lane.current = undefined;
         if (outcome.kind === 'sent') {
           this.stats.sent++;
-          if (this.failures > 0 && this.options.log.clear(`upload:${request.kind}`)) {
-            this.options.log.info(`${request.kind} uploads to ${endpointOf(request.url)} work again`);
-          }
-          this.failures = 0;
+          if (lane.failures > 0 && log.clear(`upload:${lane.kind}`)) log.info(`${lane.kind} uploads to ${endpointOf(request.url)} work again`);
+          lane.failures = 0;
         } else {
           this.stats.dropped++;
         }
       }
     } finally {
-      this.running = false;
-      for (const wake of this.idleWaiters.splice(0)) wake();
+      lane.running = false;
+      if (!this.anyRunning()) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
-  private async attempt(request: Outgoing): Promise<{ kind: 'sent' } | { kind: 'rejected' } | { kind: 'retry'; afterMs: number | undefined }> {
-    const { log } = this.options;
+  private async attempt(lane: Lane, request: Outgoing): Promise<Outcome> {
+    const { log, timeoutMs } = this.options;
     const endpoint = endpointOf(request.url);
-    this.abort = new AbortController();
+    const abort = new AbortController();
+    lane.abort = abort;
+    // headersTimeout and bodyTimeout only run while the socket is idle: a server that takes the
+    // body at a trickle, or streams a reply forever, is cut off by this one.
+    const timer = setTimeout(() => abort.abort(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
     try {
       const { request: send } = require('undici') as typeof import('undici');
-      const response = await send(request.url, {
+      const wire = wireForm(request);
+      const response = await send(wire.url, {
         method: 'POST',
-        headers: request.headers,
+        headers: wire.headers,
         body: request.body,
-        signal: this.abort.signal,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
+        signal: abort.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
         dispatcher: this.getDispatcher(),
       });
-      const text = (await response.body.text()).slice(0, 200).replace(/\s+/g, ' ').trim();
-      if (response.statusCode >= 200 && response.statusCode < 300) return { kind: 'sent' };
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      // A 2xx body is not ours to read; an error body is read for the message, never unbounded.
+      const text = ok ? (await response.body.dump({ limit: MAX_REPLY_BYTES }), '') : replyExcerpt(await readAtMost(response.body, MAX_REPLY_BYTES));
+      if (ok) return { kind: 'sent' };
       const detail = `${endpoint} answered ${response.statusCode}${text ? `: ${text}` : ''}`;
       if (isRetryableStatus(response.statusCode)) {
-        log.warnOnce(`upload:${request.kind}`, `${request.kind} upload failed (${detail}); retrying, the app is not affected`);
+        log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload failed (${detail}); retrying, the app is not affected`);
         return { kind: 'retry', afterMs: retryAfterMs(response.headers['retry-after'], Date.now(), this.maxBackoff()) };
       }
-      log.warnOnce(`rejected:${request.kind}:${response.statusCode}`, `${request.kind} upload rejected (${detail}); dropping ${request.what}`);
+      log.warnOnce(`rejected:${lane.kind}:${response.statusCode}`, `${lane.kind} upload rejected (${detail}); dropping ${request.what}`);
       return { kind: 'rejected' };
     } catch (error) {
       if (this.closed) return { kind: 'retry', afterMs: 0 };
-      log.warnOnce(`upload:${request.kind}`, `${request.kind} upload to ${endpoint} failed: ${reason(error)}; retrying, the app is not affected`);
+      const why = abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason.message : reason(error);
+      log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload to ${endpoint} failed: ${why}; retrying, the app is not affected`);
       return { kind: 'retry', afterMs: undefined };
     } finally {
-      this.abort = undefined;
+      clearTimeout(timer);
+      lane.abort = undefined;
     }
   }
 
   private getDispatcher(): Dispatcher {
-    if (!this.dispatcher) {
-      const { Agent, buildConnector } = require('undici') as typeof import('undici');
-      const connect = buildConnector({ timeout: this.options.timeoutMs });
-      this.dispatcher = new Agent({
-        keepAliveTimeout: 4_000,
-        // Our sockets must never keep the app alive, not even mid-request: when the app is done,
-        // the exit path flushes whatever is still pending within the shutdown deadline. undici
-        // re-refs busy sockets, so ref is neutralised on the sockets we own.
-        connect: (options, callback) =>
-          connect(options, (error, socket) => {
-            if (socket) {
-              socket.unref();
-              socket.ref = () => socket;
-            }
-            callback(error as Error & null, socket as never);
-          }),
-      });
-    }
+    this.dispatcher ??= createAgent(require('undici') as typeof import('undici'), this.transport, { unrefSockets: true });
     return this.dispatcher;
   }
 
@@ -182,18 +235,34 @@ export class HttpSender {
     return this.options.maxBackoffMs ?? 30_000;
   }
 
-  private backoff(requestedMs: number | undefined): Promise<void> {
+  private backoff(lane: Lane, requestedMs: number | undefined): Promise<void> {
     const base = this.options.baseBackoffMs ?? 500;
-    const exponential = Math.min(base * 2 ** Math.min(this.failures - 1, 16), this.maxBackoff());
+    const exponential = Math.min(base * 2 ** Math.min(lane.failures - 1, 16), this.maxBackoff());
     const delay = requestedMs ?? exponential * (0.75 + Math.random() * 0.5);
     return new Promise<void>((resolve) => {
-      this.wakeBackoff = () => {
-        if (this.backoffTimer) clearTimeout(this.backoffTimer);
-        this.wakeBackoff = undefined;
+      lane.wakeBackoff = () => {
+        if (lane.backoffTimer) clearTimeout(lane.backoffTimer);
+        lane.backoffTimer = undefined;
+        lane.wakeBackoff = undefined;
         resolve();
       };
-      this.backoffTimer = setTimeout(this.wakeBackoff, delay);
-      this.backoffTimer.unref();
+      lane.backoffTimer = setTimeout(lane.wakeBackoff, delay);
+      lane.backoffTimer.unref();
     });
   }
+}
+
+/** Up to `max` bytes of a body; the rest is not read (the connection is closed instead). */
+async function readAtMost(body: AsyncIterable<Uint8Array> & { destroy(): unknown }, max: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+    size += chunk.length;
+    if (size >= max) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, max);
 }

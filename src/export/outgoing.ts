@@ -36,3 +36,81 @@ export function retryAfterMs(value: string | string[] | undefined, now: number, 
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status === 502 || status === 503 || status === 504 || status === 500;
 }
+
+/** How our requests reach the backends, the same for the steady-state sender and the final flush. */
+export interface Transport {
+  /** Connect timeout (DNS lookup, TCP and TLS handshakes included). */
+  timeoutMs: number;
+  /** Accept any TLS certificate (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY). */
+  tlsSkipVerify: boolean;
+}
+
+export const DEFAULT_TRANSPORT: Transport = { timeoutMs: 10_000, tlsSkipVerify: false };
+
+type Undici = typeof import('undici');
+
+/**
+ * The one undici Agent recipe, used by the sender (main thread) and by the flush worker (exit), so
+ * certificate checks and timeouts cannot differ between the two. `unrefSockets`: the sockets never
+ * keep the app alive, not even mid-request (undici re-refs busy sockets, so `ref` is neutralised
+ * on the sockets we own); when the app is done, the exit path flushes what is still pending.
+ */
+export function createAgent(undici: Undici, transport: Transport, options: { unrefSockets: boolean }): import('undici').Dispatcher {
+  const connect = undici.buildConnector({
+    timeout: transport.timeoutMs,
+    // Only ever relaxed by the explicit opt-out: Node's default (verify against its CA store, plus
+    // NODE_EXTRA_CA_CERTS) otherwise.
+    ...(transport.tlsSkipVerify ? { rejectUnauthorized: false } : {}),
+  });
+  return new undici.Agent({
+    keepAliveTimeout: 4_000,
+    connect: (connectOptions, callback) =>
+      connect(connectOptions, (error, socket) => {
+        if (socket && options.unrefSockets) {
+          socket.unref();
+          socket.ref = () => socket;
+        }
+        callback(error as Error & null, socket as never);
+      }),
+  });
+}
+
+/**
+ * URL and headers as they go on the wire. Credentials in the URL (`https://user:pass@host`) are
+ * not sent by undici (and make fetch throw): they become Basic auth, as curl and Go's HTTP client
+ * treat them, unless the request already carries an Authorization header, and leave the URL.
+ */
+export function wireForm(request: Outgoing): { url: string; headers: Record<string, string> } {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return { url: request.url, headers: request.headers };
+  }
+  if (url.username === '' && url.password === '') return { url: request.url, headers: request.headers };
+  const headers = { ...request.headers };
+  const hasAuth = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  if (!hasAuth) {
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    };
+    headers.authorization = `Basic ${Buffer.from(`${decode(url.username)}:${decode(url.password)}`).toString('base64')}`;
+  }
+  url.username = '';
+  url.password = '';
+  return { url: url.toString(), headers };
+}
+
+/** What the server said, trimmed for a one-line warning: printable characters only, at most `max` of them. */
+export function replyExcerpt(bytes: Uint8Array, max = 200): string {
+  return Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/[\u0000-\u001f\u007f-\u009f\ufffd]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, max);
+}

@@ -15,6 +15,11 @@ export class BehaviourSlot {
     this.remaining = behaviour?.times ?? Number.POSITIVE_INFINITY;
   }
 
+  /** The behaviour the next request would get, without consuming it. */
+  peek(): Behaviour | undefined {
+    return this.current;
+  }
+
   /** The behaviour for the request now arriving, consuming one of its `times`. */
   take(): Behaviour | undefined {
     const behaviour = this.current;

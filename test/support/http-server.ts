@@ -3,6 +3,7 @@
 // idle keep-alive sockets of exporters), which server.close() alone waits for.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -25,17 +26,25 @@ export function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-export async function listen(handler: RequestHandler, host: string, port: number): Promise<ListeningServer> {
+/** PEM key and certificate chain of an HTTPS listener. */
+export interface TlsOptions {
+  key: string | Buffer;
+  cert: string | Buffer;
+}
+
+export async function listen(handler: RequestHandler, host: string, port: number, tls?: TlsOptions): Promise<ListeningServer> {
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((error: unknown) => {
       if (!res.headersSent && !res.destroyed) {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`test receiver bug: ${(error as Error).stack ?? String(error)}`);
       }
     });
-  });
-  server.on('connection', (socket) => {
+  };
+  const server = tls ? createTlsServer({ key: tls.key, cert: tls.cert }, onRequest) : createServer(onRequest);
+  // TCP sockets, before any TLS handshake: a client that fails the handshake is closed too.
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -51,7 +60,7 @@ export async function listen(handler: RequestHandler, host: string, port: number
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
-    url: `http://${hostPart}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${hostPart}:${address.port}`,
     close: async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -105,6 +105,13 @@ export interface Behaviour {
   hang?: boolean;
   /** Destroy the connection without answering, a network error for the client. */
   reset?: boolean;
+  /**
+   * Destroy the connection in the middle of a body: `'request'` as soon as the first bytes of the
+   * request body arrive (nothing is stored: a network error for the client); `'response'` after
+   * the request was handled normally (stored) and half of the reply was written, so the client
+   * has a 2xx status line and then a broken body.
+   */
+  resetMidBody?: 'request' | 'response';
   /** Apply to the next `times` requests only, then handle requests normally again. */
   times?: number;
 }

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BehaviourSlot } from './behaviour.js';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
-import { listen, readBody } from './http-server.js';
+import { listen, readBody, type TlsOptions } from './http-server.js';
 import { handleIngest, ingestErrorReply } from './ingest-endpoint.js';
 import type { DecodedSpan } from './otlp-types.js';
 import type {
@@ -55,10 +55,12 @@ export interface ReceiverOptions {
    * as by an OSS Pyroscope or a collector without an auth extension.
    */
   requireAuthorization?: Partial<Record<Endpoint, string>>;
+  /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP; `url` is then https://. */
+  tls?: TlsOptions;
 }
 
 export interface Receiver {
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port> (https:// with the `tls` option) */
   readonly url: string;
   /** `${url}/ingest` */
   readonly ingestUrl: string;
@@ -136,10 +138,19 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     return reply;
   }
 
-  function send(res: ServerResponse, record: RequestRecord, reply: Reply): void {
+  function send(res: ServerResponse, record: RequestRecord, reply: Reply, breakMidBody = false): void {
     if (closed || res.destroyed) return;
     record.status = reply.status;
     record.error = reply.error;
+    if (breakMidBody) {
+      // The status line and half of the body go out, then the connection dies.
+      const body = Buffer.from(reply.body.length > 0 ? reply.body : 'x'.repeat(64));
+      res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length * 2) });
+      res.write(body, () => res.socket?.destroy());
+      record.outcome = 'reset';
+      waiter.notify();
+      return;
+    }
     res.writeHead(reply.status, reply.headers);
     res.end(reply.body);
     waiter.notify();
@@ -171,11 +182,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       send(res, record, errorReply(endpoint, request, 401, 'test receiver: missing or wrong Authorization header'));
       return;
     }
+    const breakReply = behaviour?.resetMidBody === 'response';
     if (endpoint === 'ingest') {
       const { reply, record: ingest } = await handleIngest(request);
       if (ingest) ingests.push(ingest);
       record.outcome = ingest ? 'stored' : reply.status < 300 ? 'ignored' : 'rejected';
-      send(res, record, reply);
+      send(res, record, reply, breakReply);
     } else {
       const { reply, record: exported } = handleTraces(request);
       if (exported) {
@@ -183,7 +195,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         spans.push(...exported.spans);
       }
       record.outcome = exported ? 'stored' : 'rejected';
-      send(res, record, reply);
+      send(res, record, reply, breakReply);
     }
   }
 
@@ -204,6 +216,20 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       outcome: 'pending',
       error: undefined,
     };
+    const endpointNow = endpointOf(path);
+    if (endpointNow !== 'other' && behaviours[endpointNow].peek()?.resetMidBody === 'request') {
+      behaviours[endpointNow].take();
+      record.seq = requests.length + 1;
+      requests.push(record);
+      record.outcome = 'reset';
+      // Cut off while the body is coming in: the first bytes arrived, the rest never will.
+      req.once('data', (chunk: Buffer) => {
+        record.bodyBytes = chunk.length;
+        req.socket.destroy();
+        waiter.notify();
+      });
+      return;
+    }
     const body = await readBody(req);
     record.seq = requests.length + 1;
     requests.push(record);
@@ -237,7 +263,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     await handle(endpoint, request, record, res);
   }
 
-  const server = await listen(onRequest, options.host ?? '127.0.0.1', options.port ?? 0);
+  const server = await listen(onRequest, options.host ?? '127.0.0.1', options.port ?? 0, options.tls);
   const url = server.url;
 
   return {

@@ -1,0 +1,53 @@
+/** A TypeScript app compiled with source maps: profiles name the .ts file and line. */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { Profile } from 'pprof-format';
+import { repoRoot, runCli } from './support/child.js';
+import { load } from './support/load.js';
+import { scratchDirs } from './support/scratch.js';
+
+const { fresh } = scratchDirs('pyro-run-typescript-');
+
+/** `file:line` of every sampled location in the named function, over the run's CPU profiles. */
+function filesOf(runDir: string, functionName: string): Set<string> {
+  const places = new Set<string>();
+  for (const name of readdirSync(path.join(runDir, 'profiles')).filter((n) => n.endsWith('-cpu.pb.gz'))) {
+    const profile = Profile.decode(gunzipSync(readFileSync(path.join(runDir, 'profiles', name))));
+    const strings = profile.stringTable.strings;
+    const functions = new Map(profile.function.map((fn) => [Number(fn.id), fn]));
+    for (const location of profile.location) {
+      for (const line of location.line) {
+        const fn = functions.get(Number(line.functionId));
+        if (fn && strings[Number(fn.name)] === functionName) places.add(`${strings[Number(fn.filename)]}:${line.line}`);
+      }
+    }
+  }
+  return places;
+}
+
+for (const sourceMaps of ['on', 'off'] as const) {
+  test(`compiled TypeScript, source maps ${sourceMaps}`, async () => {
+    const out = fresh();
+    const build = path.join(out, 'build');
+    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', path.join(repoRoot, 'examples/typescript/tsconfig.json'), '--outDir', build]);
+    const app = runCli(['--out', path.join(out, 'rec'), '--quiet', '--source-maps', sourceMaps, '--sampling-interval', '2000', path.join(build, 'server.js')], { env: { PORT: '0' } });
+    const port = (await app.line(/listening (\d+)/))[1];
+    await load(`http://127.0.0.1:${port}`, (i) => `/n/${i}`, 40, 2);
+    app.process.kill('SIGTERM');
+    await app.exit();
+    const [run] = readdirSync(path.join(out, 'rec'));
+    assert.ok(run);
+    const where = [...filesOf(path.join(out, 'rec', run), 'crunchNumbers')];
+    assert.ok(where.length > 0, 'crunchNumbers was sampled');
+    if (sourceMaps === 'on') {
+      // The function spans lines 2–8 of math.ts.
+      for (const place of where) assert.match(place, /examples\/typescript\/src\/math\.ts:[2-8]$/, `named by its TypeScript source: ${where.join(', ')}`);
+    } else {
+      for (const place of where) assert.match(place, /build\/math\.js:\d+$/, `named by the compiled file: ${where.join(', ')}`);
+    }
+  });
+}
