@@ -112,9 +112,12 @@ export class Profiler {
     return this.running;
   }
 
-  private readonly labelsOfSample = ({ context }: { context?: { context?: object } }): Record<string, string> => {
+  private readonly labelsOfSample = ({ context }: { context?: { context?: object; timestamp?: bigint } }): Record<string, string> => {
     const labels = context?.context;
-    return labels instanceof SpanLabels ? labels.toLabels(this.options.traceIdLabel) : NO_LABELS;
+    if (!(labels instanceof SpanLabels)) return NO_LABELS;
+    // Sample timestamps are epoch microseconds; one sampling interval of grace for clock skew.
+    if (context?.timestamp !== undefined && !labels.covers(Number(context.timestamp), this.options.samplingIntervalMicros)) return NO_LABELS;
+    return labels.toLabels(this.options.traceIdLabel);
   };
 }
 

@@ -217,9 +217,29 @@ describe('SpanLabels', () => {
     const labels = new SpanLabels('00f067aa0ba902b7', REMOTE.traceId, span);
     span.name = 'second';
     assert.equal(labels.spanName, 'second');
-    labels.ended('final');
+    labels.ended('final', 1_000_000);
     span.name = 'mutated later';
     assert.equal(labels.spanName, 'final');
+  });
+
+  it('covers samples until the span ended (plus grace), none after', () => {
+    const labels = new SpanLabels('00f067aa0ba902b7', REMOTE.traceId, { name: 'GET /' });
+    assert.equal(labels.covers(5_000_000_000, 10_000), true, 'a running span covers every sample');
+    labels.ended('GET /', 1_000_000);
+    assert.equal(labels.covers(999_000, 10_000), true);
+    assert.equal(labels.covers(1_010_000, 10_000), true, 'within the grace');
+    assert.equal(labels.covers(1_010_001, 10_000), false, 'work after the span ended is not the span’s');
+  });
+
+  it('the processor records the end time in epoch microseconds', () => {
+    const { registry, start } = setup('root');
+    const before = Date.now() * 1000;
+    const span = start('GET /');
+    const labels = registry.get(span);
+    assert.ok(labels);
+    span.end();
+    const after = Date.now() * 1000;
+    assert.ok(labels.endedAtMicros !== undefined && labels.endedAtMicros >= before - 1000 && labels.endedAtMicros <= after + 1000, String(labels.endedAtMicros));
   });
 
   it('toLabels(false) carries span_id and span_name; toLabels(true) adds trace_id', () => {

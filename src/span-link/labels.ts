@@ -14,6 +14,8 @@ interface NamedSpan {
 export class SpanLabels {
   private span: NamedSpan | undefined;
   private finalName = '';
+  /** When the span ended, epoch microseconds (the sampler's sample clock); undefined while it runs. */
+  endedAtMicros: number | undefined;
 
   constructor(
     readonly spanId: string,
@@ -27,10 +29,22 @@ export class SpanLabels {
     return this.span ? this.span.name : this.finalName;
   }
 
-  /** The span ended: keep its last name and let the span object go. */
-  ended(name: string): void {
+  /** The span ended: keep its last name and end time, and let the span object go. */
+  ended(name: string, endedAtMicros: number): void {
     this.finalName = name;
+    this.endedAtMicros = endedAtMicros;
     this.span = undefined;
+  }
+
+  /**
+   * Whether a sample taken at `atMicros` belongs to this span. Code can keep running in a span's
+   * async context after the span ended — a pooled socket's data handler runs in the context of the
+   * request that opened the connection, long gone — and that work is not the span's: it is left
+   * unlabelled rather than charged to a finished request. `graceMicros` absorbs the two clocks'
+   * skew (the sampler's and OTel's).
+   */
+  covers(atMicros: number, graceMicros: number): boolean {
+    return this.endedAtMicros === undefined || atMicros <= this.endedAtMicros + graceMicros;
   }
 
   /** The pprof labels of a sample. */

@@ -41,7 +41,7 @@ export class SpanLinkProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     const labels = this.registry.get(span);
-    if (labels !== undefined && labels.spanId === span.spanContext().spanId) labels.ended(span.name);
+    if (labels !== undefined && labels.spanId === span.spanContext().spanId) labels.ended(span.name, span.endTime[0] * 1e6 + span.endTime[1] / 1e3);
   }
 
   forceFlush(): Promise<void> {
