@@ -51,3 +51,19 @@ for (const sourceMaps of ['on', 'off'] as const) {
     }
   });
 }
+
+test('`pyro-run npm start` running TypeScript through Node\'s type stripping', async () => {
+  const out = fresh();
+  // The command is npm: the preload travels in NODE_OPTIONS to the node that `npm start` runs.
+  const app = runCli(['--out', out, '--quiet', '--sampling-interval', '2000', 'npm', 'start'], { cwd: path.join(repoRoot, 'examples/typescript'), env: { PORT: '0' } });
+  const port = (await app.line(/listening (\d+)/))[1];
+  await load(`http://127.0.0.1:${port}`, (i) => `/n/${i}`, 30, 2);
+  app.process.kill('SIGTERM');
+  await app.exit();
+  const runs = readdirSync(out);
+  assert.equal(runs.length, 1, `one recording, from the app's node, none from npm's: ${runs.join(', ')}`);
+  assert.match(runs[0]!, /^typescript-example-/);
+  const where = [...filesOf(path.join(out, runs[0]!), 'crunchNumbers')];
+  assert.ok(where.length > 0, 'crunchNumbers was sampled');
+  for (const place of where) assert.match(place, /examples\/typescript\/src\/math\.ts:[2-8]$/, where.join(', '));
+});

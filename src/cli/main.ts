@@ -219,7 +219,8 @@ async function runCommand(flags: FlagValues, command: string[]): Promise<void> {
     nodeVersion: targetNodeVersion(kind, command, env),
     env,
   });
-  const result = await run(launch);
+  // Launchers (npm, npx, sh scripts) stand between us and the app: signals go to the whole tree.
+  const result = await run(launch, kind === 'command');
   if ('failed' in result) {
     process.stderr.write(`${PROGRAM_NAME}: ${result.failed}\n`);
     process.exitCode = result.exitCode;

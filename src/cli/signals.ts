@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
+import { descendantsOf } from './process-tree.js';
 
 /**
  * What a terminal, a supervisor or a deploy tool sends to stop or nudge a process. SIGUSR1 is
@@ -21,15 +22,23 @@ const SIGNAL_EXIT_BASE = 128;
 /**
  * Forwards RELAYED_SIGNALS to the child. Having listeners also keeps pyro-run alive when the
  * signal arrives, so it can report how the app ended. Returns the function that removes them.
+ *
+ * With `wholeTree` (launchers such as `npm start`), the signal also goes to every process below
+ * the child, as a terminal's Ctrl-C reaches its whole foreground group: npm runs scripts through
+ * `sh -c`, and Debian's sh does not pass SIGTERM on, so `docker stop` would otherwise end npm and
+ * leave the app running without its final flush.
  */
-export function relaySignals(child: ChildProcess): () => void {
+export function relaySignals(child: ChildProcess, wholeTree = false): () => void {
   const listeners = RELAYED_SIGNALS.map((signal) => {
     const listener = () => {
+      const targets = wholeTree && child.pid !== undefined ? descendantsOf(child.pid) : [];
       // Signals that race the child's exit have nowhere to go; kill() then reports false or ESRCH.
-      try {
-        child.kill(signal);
-      } catch {
-        // Nothing to forward to.
+      for (const send of [() => child.kill(signal), ...targets.map((pid) => () => process.kill(pid, signal))]) {
+        try {
+          send();
+        } catch {
+          // That process is gone already.
+        }
       }
     };
     process.on(signal, listener);

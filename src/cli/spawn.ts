@@ -16,10 +16,10 @@ export type RunResult = Outcome | { failed: string; exitCode: number };
  * Runs the launch with inherited stdio and relays signals while it lives. Resolves once the
  * child is gone (relay removed by then), or with `failed` when it could not be started.
  */
-export function run(launch: Launch): Promise<RunResult> {
+export function run(launch: Launch, relayToTree = false): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env });
-    const stopRelay = relaySignals(child);
+    const stopRelay = relaySignals(child, relayToTree);
     let settled = false;
     const settle = (result: RunResult) => {
       if (settled) return;

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { crunchNumbers } from './math.js';
+import { crunchNumbers } from './math.ts';
 
 const server = http.createServer((req, res) => {
   const result = crunchNumbers(400_000);
