@@ -1,0 +1,87 @@
+// startup: spawn → first line of a hello world, and the RSS it reports at that moment, for a CJS
+// and an ESM app. What matters is what each contender adds to bare node, so each round's value is
+// paired with bare node's value of the same round before taking medians.
+import path from 'node:path';
+import { APP_CORE } from '../lib/cores.mjs';
+import { BENCH, CONTENDERS, NODE, contenderArgs, contenderEnv, nodeVersion } from '../lib/contenders.mjs';
+import { goal } from '../lib/goals.mjs';
+import { interleave } from '../lib/interleave.mjs';
+import { start } from '../lib/proc.mjs';
+import { startSink } from '../lib/sink.mjs';
+import { ratio, summary } from '../lib/stats.mjs';
+import { num, render, signed, spread, times } from '../lib/table.mjs';
+
+const APPS = [
+  { id: 'cjs', file: path.join(BENCH, 'apps/hello.cjs') },
+  { id: 'esm', file: path.join(BENCH, 'apps/hello.mjs') },
+];
+
+async function measureOnce(contender, app, sinkUrl) {
+  const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl), core: APP_CORE, name: `${contender.id} ${app.id}` });
+  try {
+    const { match, at } = await handle.line(/^hello rss=(\d+)/, 30_000);
+    return { startMs: Number(at - handle.spawnedAt) / 1e6, rssMb: Number(match[1]) / 2 ** 20 };
+  } finally {
+    // Killed, not left to exit: OTel's register and Pyroscope keep the loop alive, and what an
+    // exit costs is not the question here.
+    await handle.stop('SIGKILL');
+  }
+}
+
+export default {
+  name: 'startup',
+  describe: 'spawn → first line and RSS of a hello world (CJS and ESM)',
+  async run({ quick, progress }) {
+    const rounds = quick ? 2 : 10;
+    const sink = await startSink();
+    let raw;
+    try {
+      const pairs = APPS.flatMap((app) => CONTENDERS.map((contender) => ({ app, contender })));
+      raw = await interleave(rounds, pairs, (p) => `${p.app.id}/${p.contender.id}`, (p) => measureOnce(p.contender, p.app, sink.url), progress);
+    } finally {
+      await sink.stop();
+    }
+
+    const results = {};
+    const rows = [];
+    for (const app of APPS) {
+      const base = raw[`${app.id}/node`];
+      results[app.id] = {};
+      for (const contender of CONTENDERS) {
+        const runs = raw[`${app.id}/${contender.id}`];
+        const start = summary(runs.map((r) => r.startMs));
+        const rss = summary(runs.map((r) => r.rssMb));
+        // Paired with the same round's bare node: drift between rounds cancels out.
+        const addedStart = summary(runs.map((r, i) => r.startMs - base[i].startMs));
+        const addedRss = summary(runs.map((r, i) => r.rssMb - base[i].rssMb));
+        results[app.id][contender.id] = { start, rss, addedStart, addedRss, startRatio: ratio(start.median, summary(base.map((r) => r.startMs)).median) };
+        rows.push([app.id, contender.label, spread(start), signed(addedStart.median), times(results[app.id][contender.id].startRatio), spread(rss), signed(addedRss.median)]);
+      }
+    }
+    const table = render(
+      `startup — Node ${nodeVersion(NODE[24])}, ${rounds} rounds interleaved; medians (min–max); "added" = median of per-round differences to bare node`,
+      ['app', 'contender', 'start ms', 'added ms', '× node', 'RSS MB', 'added MB'],
+      rows,
+    );
+
+    const goals = [];
+    const shares = {};
+    for (const app of APPS) {
+      const r = results[app.id];
+      const startShare = ratio(r.pyro.addedStart.median, r.otel.addedStart.median);
+      const rssShare = ratio(r.pyro.addedRss.median, r.combo.addedRss.median);
+      shares[app.id] = { startShare, rssShare };
+      goals.push(goal(`startup ${app.id}: pyro-run's added start ≤ 50% of OTel register's`, startShare <= 0.5,
+        `${num(r.pyro.addedStart.median, 0)} ms vs ${num(r.otel.addedStart.median, 0)} ms = ${num(startShare * 100, 0)}%`));
+      goals.push(goal(`startup ${app.id}: pyro-run's added RSS ≤ 50% of the combo's`, rssShare <= 0.5,
+        `${num(r.pyro.addedRss.median, 1)} MB vs ${num(r.combo.addedRss.median, 1)} MB = ${num(rssShare * 100, 0)}%`));
+    }
+    const s = (id) => `${id}: pyro-run +${num(results[id].pyro.addedStart.median, 0)} ms / +${num(results[id].pyro.addedRss.median, 0)} MB, OTel +${num(results[id].otel.addedStart.median, 0)} ms, combo +${num(results[id].combo.addedRss.median, 0)} MB`;
+    return {
+      tables: [table],
+      goals,
+      summary: `startup (${rounds} rounds) ${APPS.map((a) => s(a.id)).join('; ')}`,
+      data: { rounds, node: nodeVersion(NODE[24]), results, shares, raw },
+    };
+  },
+};

@@ -1,0 +1,77 @@
+// The five ways to run the same app, and the environment they share. Every exporter points at
+// the local sink, so network cost is equal; flush and sampling intervals are pyro-run's defaults.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH = path.resolve(import.meta.dirname, '..');
+export const REPO = path.resolve(BENCH, '..');
+
+/** Node binaries from devDependencies, never the machine's own `node`. */
+export const NODE = {
+  22: path.join(REPO, 'node_modules/node22/bin/node'),
+  24: path.join(REPO, 'node_modules/node/bin/node'),
+  26: path.join(REPO, 'node_modules/node26/bin/node'),
+};
+
+export const PYRO_REGISTER = path.join(REPO, 'dist/register.js');
+const OTEL_REGISTER = fileURLToPath(import.meta.resolve('@opentelemetry/auto-instrumentations-node/register'));
+const COMBO = path.join(BENCH, 'contenders/combo.mjs');
+
+export const FLUSH_INTERVAL_MS = 15_000;
+export const SAMPLING_INTERVAL_MICROS = 10_000;
+
+/**
+ * OTel's register would also start metric and log exporters (pyro-run sends neither unless asked):
+ * turned off so every contender exports the same signal, traces.
+ */
+const TRACES_ONLY = { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' };
+
+export const CONTENDERS = [
+  { id: 'node', label: 'bare node', preload: [], env: {} },
+  { id: 'otel', label: 'OTel register', preload: ['--import', OTEL_REGISTER], env: TRACES_ONLY },
+  { id: 'combo', label: 'OTel + @pyroscope/nodejs', preload: ['--import', COMBO], env: TRACES_ONLY },
+  { id: 'pyro-none', label: 'pyro-run, profiles off', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_PROFILES: 'none' } },
+  { id: 'pyro', label: 'pyro-run full', preload: ['--import', PYRO_REGISTER], env: {} },
+];
+
+export const byId = (id) => CONTENDERS.find((c) => c.id === id);
+
+/** The runner's environment without anything that would configure a contender behind our back. */
+export function cleanEnv() {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(NODE_OPTIONS|OTEL_|PYROSCOPE_|PYRO_RUN_|DEBUG$)/.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * The environment of contender `c` sending to the sink at `sinkUrl`. Resource detectors are the
+ * NodeSDK's own default set (what pyro-run uses) for everyone: OTel's register would otherwise run
+ * its cloud detectors, which probe metadata addresses off this machine and cost start time.
+ */
+export function contenderEnv(c, sinkUrl, extra = {}) {
+  return {
+    ...cleanEnv(),
+    OTEL_SERVICE_NAME: 'bench',
+    OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+    PYROSCOPE_SERVER_ADDRESS: sinkUrl,
+    PYROSCOPE_FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS),
+    PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: String(SAMPLING_INTERVAL_MICROS),
+    OTEL_NODE_RESOURCE_DETECTORS: 'env,process,host',
+    ...c.env,
+    ...extra,
+  };
+}
+
+/** node args for running `app` as contender `c`, with extra node flags (probes) first. */
+export const contenderArgs = (c, app, nodeFlags = []) => [...nodeFlags, ...c.preload, app];
+
+const versions = new Map();
+/** `v24.21.0` of a Node binary, asked once. */
+export function nodeVersion(bin) {
+  if (!versions.has(bin)) versions.set(bin, execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim());
+  return versions.get(bin);
+}
