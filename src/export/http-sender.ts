@@ -28,6 +28,8 @@ export interface SenderStats {
 }
 
 /** Most bytes of a reply we read: enough for an error message; the rest of a huge or endless body is discarded. */
+/** During the final flush, a pipeline that was working retries a failure this soon (until the deadline). */
+const SHUTDOWN_RETRY_MS = 100;
 const MAX_REPLY_BYTES = 16 * 1024;
 
 type Kind = Outgoing['kind'];
@@ -42,6 +44,8 @@ interface Lane {
   current: Outgoing | undefined;
   running: boolean;
   failures: number;
+  /** The final flush began while this pipeline was failing: one last attempt, no retries. */
+  downAtShutdown: boolean;
   abort: AbortController | undefined;
   backoffTimer: NodeJS.Timeout | undefined;
   wakeBackoff: (() => void) | undefined;
@@ -59,6 +63,7 @@ interface Lane {
 export class HttpSender {
   private readonly lanes = new Map<Kind, Lane>();
   private closed = false;
+  private shuttingDown = false;
   private dispatcher: Dispatcher | undefined;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly transport: Transport;
@@ -83,8 +88,15 @@ export class HttpSender {
     if (!lane.running) context.with(suppressTracing(ROOT_CONTEXT), () => void this.run(lane));
   }
 
-  /** Resolves when nothing is queued or in flight (or after `timeoutMs`). */
+  /**
+   * The final flush: resolves when nothing is queued or in flight (or after `timeoutMs`). A
+   * pipeline that was working retries a failure quickly until then (a blip at shutdown must not
+   * lose the last window); one that was already failing gets one last attempt, so a backend known
+   * to be down does not hold the exit up until the deadline.
+   */
   idle(timeoutMs: number): Promise<void> {
+    for (const lane of this.lanes.values()) if (!this.shuttingDown) lane.downAtShutdown = lane.failures > 0;
+    this.shuttingDown = true;
     if (!this.anyRunning()) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
@@ -129,7 +141,7 @@ export class HttpSender {
   private lane(kind: Kind): Lane {
     let lane = this.lanes.get(kind);
     if (!lane) {
-      lane = { kind, queue: [], current: undefined, running: false, failures: 0, abort: undefined, backoffTimer: undefined, wakeBackoff: undefined };
+      lane = { kind, queue: [], current: undefined, running: false, failures: 0, downAtShutdown: false, abort: undefined, backoffTimer: undefined, wakeBackoff: undefined };
       this.lanes.set(kind, lane);
     }
     return lane;
@@ -164,14 +176,22 @@ export class HttpSender {
         if (outcome.kind === 'retry') {
           lane.failures++;
           this.stats.failedAttempts++;
-          if (this.idleWaiters.length > 0) break; // shutting down: the final flush takes over
-          await this.backoff(lane, outcome.afterMs);
+          if (this.shuttingDown) {
+            if (lane.downAtShutdown) break;
+            await this.backoff(lane, SHUTDOWN_RETRY_MS);
+          } else {
+            await this.backoff(lane, outcome.afterMs);
+          }
           continue;
         }
         lane.current = undefined;
         if (outcome.kind === 'sent') {
           this.stats.sent++;
-          if (lane.failures > 0 && log.clear(`upload:${lane.kind}`)) log.info(`${lane.kind} uploads to ${endpointOf(request.url)} work again`);
+          if (lane.failures > 0) {
+            // Recovered: the next outage (and the next overflow it causes) is reported again.
+            log.clear(`queue-full:${lane.kind}`);
+            if (log.clear(`upload:${lane.kind}`)) log.info(`${lane.kind} uploads to ${endpointOf(request.url)} work again`);
+          }
           lane.failures = 0;
         } else {
           this.stats.dropped++;
@@ -188,8 +208,8 @@ export class HttpSender {
     const endpoint = endpointOf(request.url);
     const abort = new AbortController();
     lane.abort = abort;
-    // headersTimeout and bodyTimeout only run while the socket is idle: a server that takes the
-    // body at a trickle, or streams a reply forever, is cut off by this one.
+    // bodyTimeout only fires when the socket goes idle: a reply that trickles in forever (or a
+    // server that takes the request at a trickle) is cut off by this one, for the whole attempt.
     const timer = setTimeout(() => abort.abort(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
     timer.unref();
     try {
@@ -204,10 +224,15 @@ export class HttpSender {
         bodyTimeout: timeoutMs,
         dispatcher: this.getDispatcher(),
       });
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      // A 2xx body is not ours to read; an error body is read for the message, never unbounded.
-      const text = ok ? (await response.body.dump({ limit: MAX_REPLY_BYTES }), '') : replyExcerpt(await readAtMost(response.body, MAX_REPLY_BYTES));
-      if (ok) return { kind: 'sent' };
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        // Delivered: the body is not ours to read, and a reply that breaks off or never ends
+        // after a 2xx status does not make the upload undelivered (sending it again would
+        // duplicate it). Read boundedly, so the connection can be reused, and move on.
+        await response.body.dump({ limit: MAX_REPLY_BYTES }).catch(() => undefined);
+        return { kind: 'sent' };
+      }
+      // An error body is read for the message, never unbounded, never for longer than the attempt.
+      const text = replyExcerpt(await readAtMost(response.body, MAX_REPLY_BYTES));
       const detail = `${endpoint} answered ${response.statusCode}${text ? `: ${text}` : ''}`;
       if (isRetryableStatus(response.statusCode)) {
         log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload failed (${detail}); retrying, the app is not affected`);
@@ -218,7 +243,7 @@ export class HttpSender {
     } catch (error) {
       if (this.closed) return { kind: 'retry', afterMs: 0 };
       const why = abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason.message : reason(error);
-      log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload to ${endpoint} failed: ${why}; retrying, the app is not affected`);
+      log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload to ${endpoint} failed: ${why}${certificateHint(error)}; retrying, the app is not affected`);
       return { kind: 'retry', afterMs: undefined };
     } finally {
       clearTimeout(timer);
@@ -252,17 +277,30 @@ export class HttpSender {
   }
 }
 
-/** Up to `max` bytes of a body; the rest is not read (the connection is closed instead). */
+/** OpenSSL's verification failures (node:tls error codes) and Node's host-name mismatch. */
+const CERTIFICATE_ERRORS = /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)/;
+
+/** What to do about a certificate the runtime does not trust. */
+function certificateHint(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !CERTIFICATE_ERRORS.test(code)) return '';
+  return ' (the TLS certificate is not trusted: add its CA with NODE_EXTRA_CA_CERTS=<ca.pem>, or, knowing the risk, --insecure-skip-tls-verify)';
+}
+
+/** Up to `max` bytes of a body; the rest is not read (the connection is closed instead). A body that breaks off gives what came. */
 async function readAtMost(body: AsyncIterable<Uint8Array> & { destroy(): unknown }, max: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    chunks.push(Buffer.from(chunk));
-    size += chunk.length;
-    if (size >= max) {
-      body.destroy();
-      break;
+  try {
+    for await (const chunk of body) {
+      chunks.push(Buffer.from(chunk));
+      size += chunk.length;
+      if (size >= max) break;
     }
+  } catch {
+    // Broken off or timed out: the status says enough.
+  } finally {
+    body.destroy();
   }
   return Buffer.concat(chunks).subarray(0, max);
 }

@@ -1,0 +1,119 @@
+/**
+ * A dead backend for a long stretch under load: what pyro-run holds for it is bounded. The sender
+ * keeps at most MAX_QUEUED requests waiting (plus the one each pipeline is retrying); once that is
+ * full, every new window or span batch pushes the oldest out, so the app's memory stops growing.
+ *
+ * The app is test/fixtures/faults/steady-server.cjs (fixed code: its own memory is flat), run with
+ * --expose-gc so it can report its live heap after a full collection (/memory?gc=1), and a fixed
+ * young generation so V8's heap sizing does not move RSS (APP_FLAGS). Measured over
+ * DEAD_MS after a warm-up (the queue is full and V8 has sized its heap for this load):
+ * - RSS (from /proc) grows less than RSS_GROWTH_BOUND;
+ * - the live heap, and the memory outside it that holds the queued request bodies (external +
+ *   array buffers), grow less than LIVE_GROWTH_BOUND each — while ~80 more requests (several MB
+ *   of bodies) were produced and dropped, which an unbounded queue would keep.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startReceiver } from '../support/receiver.js';
+import { type RunningApp, rssOf, startApp, stderrMatch, steadyLoad, stop, warnings } from './support/app.js';
+import { recordFigures, round } from './support/figures.js';
+
+const MB = 1024 * 1024;
+const WARM_MS = 10_000;
+const DEAD_MS = 20_000;
+/**
+ * With the young generation fixed (APP_FLAGS), RSS settles within seconds: a healthy or a capped
+ * run moves it by 1-5 MB over the 20 s; an uncapped queue here adds ~18 MB of bodies.
+ */
+const RSS_GROWTH_BOUND = 10 * MB;
+const LIVE_GROWTH_BOUND = 3 * MB;
+/**
+ * --expose-gc for /memory?gc=1. A fixed young generation: by default V8 grows it with the
+ * allocation rate over the first minute (RSS +40-60 MB on this app, healthy backend or not), which
+ * would hide a leak of this size; fixed, RSS means what it says.
+ */
+const APP_FLAGS = ['--expose-gc', '--min-semi-space-size=8', '--max-semi-space-size=8'];
+
+interface Memory {
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+async function liveMemory(app: RunningApp): Promise<Memory> {
+  const response = await fetch(`${app.base}/memory?gc=1`);
+  return (await response.json()) as Memory;
+}
+
+function sampleRss(app: RunningApp, everyMs: number): { samples: { t: number; rss: number }[]; stop(): void } {
+  const samples: { t: number; rss: number }[] = [];
+  const timer = setInterval(() => {
+    try {
+      samples.push({ t: Date.now(), rss: rssOf(app.pid) });
+    } catch {
+      // The process is gone: the test notices otherwise.
+    }
+  }, everyMs);
+  return { samples, stop: () => clearInterval(timer) };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+test('a dead backend for 20 s at load: the queue cap holds and memory stays flat', async (t) => {
+  const probe = await startReceiver();
+  await probe.close();
+  const app = await startApp({
+    app: 'faults/steady-server.cjs',
+    nodeArgs: APP_FLAGS,
+    env: {
+      PYROSCOPE_SERVER_ADDRESS: probe.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: probe.url,
+      // Two span batches a second on top of two profiles: the 32-request bound fills in ~8 s.
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4096',
+    },
+  });
+  const rss = sampleRss(app, 250);
+  try {
+    const filled = stderrMatch(app.child, /queue is full/, WARM_MS + 10_000);
+    const warm = await steadyLoad(app.base, { durationMs: WARM_MS });
+    await filled;
+
+    const before = await liveMemory(app);
+    const from = Date.now();
+    const dead = await steadyLoad(app.base, { durationMs: DEAD_MS });
+    const until = Date.now();
+    const after = await liveMemory(app);
+    const exit = await stop(app);
+
+    const slice = (a: number, b: number) => rss.samples.filter((s) => s.t >= a && s.t < b).map((s) => s.rss);
+    const rssStart = median(slice(from, from + 3000));
+    const rssEnd = median(slice(until - 3000, until));
+    const rssGrowth = rssEnd - rssStart;
+    const heapGrowth = after.heapUsed - before.heapUsed;
+    const outsideGrowth = after.external + after.arrayBuffers - (before.external + before.arrayBuffers);
+    const figures = {
+      warmMs: WARM_MS,
+      deadMs: DEAD_MS,
+      throughput: round(dead.throughput),
+      rssStartMb: round(rssStart / MB),
+      rssEndMb: round(rssEnd / MB),
+      rssGrowthMb: round(rssGrowth / MB, 2),
+      liveHeapMb: [round(before.heapUsed / MB, 2), round(after.heapUsed / MB, 2)],
+      externalAndBuffersMb: [round((before.external + before.arrayBuffers) / MB, 2), round((after.external + after.arrayBuffers) / MB, 2)],
+    };
+    recordFigures('memory.jsonl', figures);
+    t.diagnostic(`dead backend ${DEAD_MS / 1000} s at ${figures.throughput} req/s after ${WARM_MS / 1000} s warm-up: RSS ${figures.rssStartMb} → ${figures.rssEndMb} MB; live heap ${figures.liveHeapMb.join(' → ')} MB; external + array buffers ${figures.externalAndBuffersMb.join(' → ')} MB`);
+
+    assert.ok(warm.requests > 0 && dead.requests > 0, 'the app answered throughout (every answer checked)');
+    assert.equal(exit.signal, 'SIGTERM');
+    const full = warnings(app.child.stderr).filter((l) => l.includes('queue is full'));
+    assert.ok(full.length >= 1 && full.length <= 2, `one "queue is full" warning per pipeline that lost requests:\n${app.child.stderr}`);
+    assert.ok(rssGrowth < RSS_GROWTH_BOUND, `RSS grew ${round(rssGrowth / MB)} MB (bound ${RSS_GROWTH_BOUND / MB} MB)`);
+    assert.ok(heapGrowth < LIVE_GROWTH_BOUND, `the live heap grew ${round(heapGrowth / MB, 2)} MB (bound ${LIVE_GROWTH_BOUND / MB} MB)`);
+    assert.ok(outsideGrowth < LIVE_GROWTH_BOUND, `external + array buffers grew ${round(outsideGrowth / MB, 2)} MB (bound ${LIVE_GROWTH_BOUND / MB} MB)`);
+  } finally {
+    rss.stop();
+    if (app.child.process.exitCode === null && app.child.process.signalCode === null) app.child.process.kill('SIGKILL');
+  }
+});

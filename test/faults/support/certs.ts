@@ -1,0 +1,46 @@
+/**
+ * A throwaway certificate authority and a server certificate for 127.0.0.1, made with the
+ * openssl command line at test time (nothing is checked in), for the HTTPS receiver.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface TestCerts {
+  dir: string;
+  /** PEM of the CA: what NODE_EXTRA_CA_CERTS points at. */
+  caPath: string;
+  key: string;
+  /** Server certificate (PEM), signed by the CA, for IP 127.0.0.1 and localhost. */
+  cert: string;
+  remove(): void;
+}
+
+/** Why certificates cannot be made here, or undefined when openssl is available. */
+export function opensslMissing(): string | undefined {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'pipe' });
+    return undefined;
+  } catch (error) {
+    return `openssl is not available: ${(error as Error).message}`;
+  }
+}
+
+export function makeCerts(): TestCerts {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-certs-'));
+  const file = (name: string) => path.join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=pyro-run test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
+  return {
+    dir,
+    caPath: file('ca.pem'),
+    key: readFileSync(file('server.key'), 'utf8'),
+    cert: readFileSync(file('server.pem'), 'utf8'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
