@@ -48,12 +48,13 @@ const WINDOW_MS = 2000;
 const UPLOAD_TIMEOUT_MS = 2500;
 
 /**
- * Long enough to include each app's first uploads: the first profile upload loads undici and the
- * first span batch the OTLP serializers, ~150 ms of synchronous module loading each, on the app's
- * main thread (see docs/reliability.md). Measured after that, two healthy apps agree within ~1.5×
- * on p99; measured across it, whichever app is loaded then pays a 300-500 ms p99.
+ * Long enough to include each app's first uploads (the first window after 2 s, the first span
+ * batch ~3 s after the first span): the first profile upload loads undici and the first span batch
+ * the OTLP serializers, ~150 ms of synchronous module loading each, on the app's main thread (see
+ * docs/reliability.md). Measured after that, two healthy apps agree within ~1.5× on p99; measured
+ * across it, whichever app is loaded at that moment pays a 300-500 ms p99.
  */
-const WARM_MS = 3000;
+const WARM_MS = 4500;
 /** Paired measurement: this many slices of the faulty app, each followed by one of the healthy app. */
 const SLICES = 8;
 const SLICE_MS = 400;
@@ -182,13 +183,13 @@ after(() => {
   recordFigures('backend-faults.jsonl', { runs: figures });
 });
 
-/** Load on the faulty app and on the healthy one in alternating slices; the figures of each. */
+/** Load on the faulty app and on the healthy one in alternating slices (F H H F F H …, so neither always goes first); the figures of each. */
 async function measurePaired(faulty: RunningApp, healthy: RunningApp): Promise<{ faulty: LoadResult; healthy: LoadResult }> {
   const a: LoadResult[] = [];
   const b: LoadResult[] = [];
   for (let i = 0; i < SLICES; i++) {
-    a.push(await steadyLoad(faulty.base, { durationMs: SLICE_MS }));
-    b.push(await steadyLoad(healthy.base, { durationMs: SLICE_MS }));
+    const order: [RunningApp, LoadResult[]][] = i % 2 === 0 ? [[faulty, a], [healthy, b]] : [[healthy, b], [faulty, a]];
+    for (const [app, into] of order) into.push(await steadyLoad(app.base, { durationMs: SLICE_MS }));
   }
   return { faulty: mergeLoads(a), healthy: mergeLoads(b) };
 }
