@@ -25,7 +25,9 @@ function npm(args: string[], cwd: string): string {
 
 before(() => {
   const packDir = fresh();
-  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', packDir], repoRoot)) as { filename: string; files: { path: string }[] }[];
+  // --ignore-scripts: `prepare` would rerun tsc and rewrite dist/ under the tests running beside
+  // this one (a half-written module fails to import there). dist/ is already built.
+  const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], repoRoot)) as { filename: string; files: { path: string }[] }[];
   assert.ok(packed);
   tarball = path.join(packDir, packed.filename);
   files = packed.files.map((f) => f.path);
