@@ -35,8 +35,8 @@ export function boot(config: Config, log: Logger): Started {
       profiler.start();
       if (!profiler.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
       if (config.sourceMaps) {
-        const [entryDir] = appDirs(process.argv, process.cwd());
-        profiler.loadSourceMaps(entryDir ? [entryDir] : []).then(
+        const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
+        profiler.loadSourceMaps(entryDir).then(
           (maps) => log.debug(`source maps: ${maps} found under ${entryDir}`),
           (error: unknown) => log.warnOnce('source-maps', `could not read source maps: ${reason(error)}; profiles name the compiled files`),
         );

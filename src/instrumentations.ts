@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Env } from './config.js';
+import { instrumentationPackage } from './vendor.js';
 
 /**
  * The instrumentations of @opentelemetry/auto-instrumentations-node, loaded only when the app can
@@ -115,17 +115,17 @@ export function installedFrom(fromDirs: readonly string[], env: Env): (module: s
   return (module) => [...roots].some((root) => existsSync(path.join(root, module, 'package.json')));
 }
 
-/** Instantiates the selected instrumentations, each from its own package (resolved next to auto-instrumentations-node). */
+/** Every instrumentation pyro-run can load, by package suffix (the build bundles each of them). */
+export const INSTRUMENTATION_NAMES: readonly string[] = TABLE.map((entry) => entry.name);
+
+/** Instantiates the selected instrumentations, each from its bundle. */
 export function loadInstrumentations(names: readonly string[], onError: (name: string, error: unknown) => void): Instrumentation[] {
-  const local = createRequire(import.meta.url);
-  const fromAuto = createRequire(local.resolve('@opentelemetry/auto-instrumentations-node'));
   const out: Instrumentation[] = [];
   for (const name of names) {
     const entry = TABLE.find((e) => e.name === name);
     if (!entry) continue;
     try {
-      const exports = fromAuto(`@opentelemetry/instrumentation-${name}`) as Record<string, new () => Instrumentation>;
-      const Class = exports[entry.className];
+      const Class = instrumentationPackage(name)[entry.className] as (new () => Instrumentation) | undefined;
       if (typeof Class !== 'function') throw new Error(`no ${entry.className} export`);
       out.push(new Class());
     } catch (error) {

@@ -2,11 +2,23 @@ import { createRequire } from 'node:module';
 import type { ProfileType } from './config.js';
 import { type Profile, splitTimeProfile } from './pprof-split.js';
 import type { LabelSink } from './span-link/context.js';
+import { mayHaveSourceMaps } from './source-map-scan.js';
 import { SpanLabels } from './span-link/labels.js';
 import { LABEL_SPAN_NAME } from './wire.js';
 
 const require = createRequire(import.meta.url);
-type Pprof = typeof import('@datadog/pprof');
+/**
+ * @datadog/pprof's parts, required one by one: its index also loads the heap profiler, the OTel
+ * thread-context writer and the source mapper with the `source-map` package (~5 MB of RSS and
+ * ~100 ms before the app's first line), none of which a window needs. The package has no
+ * `exports` map, so these paths are public to Node; the version is pinned, and every profiling
+ * test goes through them.
+ */
+const PPROF_TIME = '@datadog/pprof/out/src/time-profiler.js';
+const PPROF_ACF = '@datadog/pprof/out/src/async-context-frame.js';
+const PPROF_SOURCE_MAPPER = '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
+type TimeProfiler = typeof import('@datadog/pprof/out/src/time-profiler.js');
+type SourceMapper = import('@datadog/pprof/out/src/sourcemapper/sourcemapper.js').SourceMapper;
 
 export interface ProfileWindow {
   /** Epoch milliseconds. */
@@ -14,8 +26,6 @@ export interface ProfileWindow {
   until: number;
   profiles: Map<ProfileType, Profile>;
 }
-
-type SourceMapper = InstanceType<Pprof['SourceMapper']>;
 
 export interface ProfilerOptions {
   types: readonly ProfileType[];
@@ -30,7 +40,7 @@ export interface ProfilerOptions {
  * computed from its context when the window is serialized.
  */
 export class Profiler {
-  private readonly pprof: Pprof;
+  private readonly time: TimeProfiler;
   private windowStart = 0;
   private running = false;
   /** A source mapper that became ready since the last window: it takes effect at the next cut. */
@@ -45,14 +55,14 @@ export class Profiler {
   readonly linksSamples: boolean;
 
   constructor(private readonly options: ProfilerOptions) {
-    this.pprof = require('@datadog/pprof') as Pprof;
-    const acf = require('@datadog/pprof/out/src/async-context-frame') as { isAsyncContextFrameActive(): boolean };
+    this.time = require(PPROF_TIME) as TimeProfiler;
+    const acf = require(PPROF_ACF) as { isAsyncContextFrameActive(): boolean };
     this.linksSamples = process.platform !== 'win32';
     this.frameCarriesContext = this.linksSamples && acf.isAsyncContextFrameActive();
   }
 
   start(sourceMapper?: SourceMapper): void {
-    this.pprof.time.start({
+    this.time.start({
       ...(sourceMapper ? { sourceMapper } : {}),
       intervalMicros: this.options.samplingIntervalMicros,
       durationMillis: this.options.flushIntervalMs,
@@ -71,7 +81,7 @@ export class Profiler {
     set: (labels) => {
       if (!this.running) return;
       this.lastContext = labels;
-      this.pprof.time.setContext(labels);
+      this.time.setContext(labels);
     },
   };
 
@@ -79,10 +89,13 @@ export class Profiler {
    * Maps compiled JavaScript frames back to their sources (TypeScript file and line) from the
    * app's source maps. The sampler takes a mapper only when it starts, and scanning for maps is
    * asynchronous, so once the maps are read the current window is cut at once and the sampler
-   * restarted with the mapper — normally while the app is still starting, before it serves.
+   * restarted with the mapper — normally while the app is still starting, before it serves. The
+   * mapper is loaded only for a folder that may hold maps.
    */
-  async loadSourceMaps(dirs: readonly string[]): Promise<number> {
-    const mapper = await this.pprof.SourceMapper.create([...dirs]);
+  async loadSourceMaps(dir: string): Promise<number> {
+    if (!(await mayHaveSourceMaps(dir))) return 0;
+    const { SourceMapper } = require(PPROF_SOURCE_MAPPER) as typeof import('@datadog/pprof/out/src/sourcemapper/sourcemapper.js');
+    const mapper = await SourceMapper.create([dir]);
     if (mapper.infoMap.size > 0 && this.running) {
       this.pendingMapper = mapper;
       this.onCutWanted?.();
@@ -97,11 +110,11 @@ export class Profiler {
     const from = this.windowStart;
     const mapper = last ? undefined : this.pendingMapper;
     this.pendingMapper = undefined;
-    const profile = this.pprof.time.stop(!last && !mapper, this.labelsOfSample, [LABEL_SPAN_NAME]);
+    const profile = this.time.stop(!last && !mapper, this.labelsOfSample, [LABEL_SPAN_NAME]);
     if (mapper) {
       this.start(mapper);
       // Without AsyncContextFrame the slot is global: the running code's labels carry over.
-      if (!this.frameCarriesContext && this.lastContext !== undefined) this.pprof.time.setContext(this.lastContext);
+      if (!this.frameCarriesContext && this.lastContext !== undefined) this.time.setContext(this.lastContext);
     }
     const until = Date.now();
     this.windowStart = until;

@@ -1,11 +1,9 @@
-import { createRequire } from 'node:module';
 import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Env } from './config.js';
+import { otelApi, otelCore, otelInstrumentation, otelPropagatorB3, otelResources, otelSdkTrace } from './vendor.js';
 import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
-
-const require = createRequire(import.meta.url);
 
 export interface TraceSdkOptions {
   env: Env;
@@ -29,9 +27,9 @@ export interface TraceSdk {
  * the full NodeSDK is used only when metrics or logs are asked for (see tracing.ts).
  */
 export function startTraceSdk(options: TraceSdkOptions): TraceSdk {
-  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
-  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
-  const { TracerProvider } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const api = otelApi();
+  const { registerInstrumentations } = otelInstrumentation();
+  const { TracerProvider } = otelSdkTrace();
   const { env, problems } = options;
 
   const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
@@ -56,7 +54,7 @@ export function startTraceSdk(options: TraceSdkOptions): TraceSdk {
 }
 
 function resourceOf(serviceName: string, detectorNames: DetectorName[]) {
-  const resources = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const resources = otelResources();
   const byName = {
     env: resources.envDetector,
     host: resources.hostDetector,
@@ -72,7 +70,7 @@ function resourceOf(serviceName: string, detectorNames: DetectorName[]) {
 
 function samplerOf(spec: SamplerSpec | undefined): Sampler | undefined {
   if (!spec) return undefined;
-  const s = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const s = otelSdkTrace();
   switch (spec.kind) {
     case 'always_on':
       return new s.AlwaysOnSampler();
@@ -90,11 +88,11 @@ function samplerOf(spec: SamplerSpec | undefined): Sampler | undefined {
 }
 
 function propagatorOf(names: PropagatorName[]): TextMapPropagator | undefined {
-  const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const core = otelCore();
   const make = (name: PropagatorName): TextMapPropagator => {
     if (name === 'tracecontext') return new core.W3CTraceContextPropagator();
     if (name === 'baggage') return new core.W3CBaggagePropagator();
-    const b3 = require('@opentelemetry/propagator-b3') as typeof import('@opentelemetry/propagator-b3');
+    const b3 = otelPropagatorB3();
     return new b3.B3Propagator(name === 'b3multi' ? { injectEncoding: b3.B3InjectEncoding.MULTI_HEADER } : {});
   };
   if (names.length === 0) return undefined;

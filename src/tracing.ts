@@ -7,6 +7,7 @@ import { SpanBatcher } from './export/span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from './log.js';
 import { startTraceSdk } from './trace-sdk.js';
+import { otelContextAsyncHooks, otelSdkTrace } from './vendor.js';
 
 const require = createRequire(import.meta.url);
 
@@ -53,7 +54,7 @@ function exportProcessor(options: TracingOptions): { batcher?: SpanBatcher; proc
 /** Exporters we do not own (console, grpc) or none at all; 'ours' for OTLP/HTTP. */
 function foreignProcessor(traces: Config['traces']): { processor?: SpanProcessor } | 'ours' {
   if (traces.exporter === 'none') return {};
-  const sdkTrace = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const sdkTrace = otelSdkTrace();
   if (traces.exporter === 'console') return { processor: new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }) };
   if (traces.protocol === 'grpc') {
     const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
@@ -90,7 +91,7 @@ export function startTracing(options: TracingOptions): Tracing {
     sdk.start();
     return { sdk, batcher, processor };
   }
-  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
   const problems: string[] = [];
   const sdk = startTraceSdk({
     env: process.env,

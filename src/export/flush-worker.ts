@@ -6,9 +6,9 @@
  * Requests go out through undici with the same Agent recipe as the steady-state sender
  * (outgoing.ts createAgent): same certificate checks, same treatment of URL credentials.
  */
-import { createRequire } from 'node:module';
 import { workerData } from 'node:worker_threads';
-import { type Outgoing, type Transport, createAgent, wireForm } from './outgoing.js';
+import { type Outgoing, type Transport, createAgent } from './outgoing.js';
+import { loadUndici } from './undici-parts.js';
 
 export interface FlushJob {
   requests: Outgoing[];
@@ -22,7 +22,7 @@ const job = workerData as FlushJob;
 const slots = new Int32Array(job.shared);
 
 async function main(): Promise<boolean[]> {
-  const undici = createRequire(import.meta.url)('undici') as typeof import('undici');
+  const undici = loadUndici();
   const remaining = Math.max(1, job.deadlineAt - Date.now());
   // The deadline bounds everything here: connecting included.
   const dispatcher = createAgent(undici, { ...job.transport, timeoutMs: Math.min(job.transport.timeoutMs, remaining) }, { unrefSockets: false });
@@ -31,16 +31,7 @@ async function main(): Promise<boolean[]> {
     const left = job.deadlineAt - Date.now();
     if (left <= 0) return false;
     try {
-      const wire = wireForm(request);
-      const response = await undici.request(wire.url, {
-        method: 'POST',
-        headers: wire.headers,
-        body: request.body,
-        signal: AbortSignal.timeout(left),
-        headersTimeout: left,
-        bodyTimeout: left,
-        dispatcher,
-      });
+      const response = await undici.post(dispatcher, request, { signal: AbortSignal.timeout(left), timeoutMs: left });
       await response.body.dump({ limit: 16 * 1024 }).catch(() => undefined);
       return response.statusCode >= 200 && response.statusCode < 300;
     } catch {

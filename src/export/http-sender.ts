@@ -1,12 +1,9 @@
 import type { Dispatcher } from 'undici';
-import { createRequire } from 'node:module';
-import { ROOT_CONTEXT, context } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
+import { otelApi, otelCore } from '../vendor.js';
 import { type Logger, reason } from '../log.js';
 import { useFinalFlushTransport } from './final-flush.js';
-import { type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, replyExcerpt, retryAfterMs, wireForm } from './outgoing.js';
-
-const require = createRequire(import.meta.url);
+import { type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, replyExcerpt, retryAfterMs } from './outgoing.js';
+import { loadUndici } from './undici-parts.js';
 
 export interface SenderOptions {
   /** Per-request timeout: connect, headers, body, and the whole attempt. */
@@ -85,7 +82,7 @@ export class HttpSender {
     this.enforceCap();
     // Our own requests must not be traced (the undici instrumentation would make spans of the
     // span uploads) nor inherit whatever span happened to enqueue them.
-    if (!lane.running) context.with(suppressTracing(ROOT_CONTEXT), () => void this.run(lane));
+    if (!lane.running) otelApi().context.with(otelCore().suppressTracing(otelApi().ROOT_CONTEXT), () => void this.run(lane));
   }
 
   /**
@@ -213,17 +210,7 @@ export class HttpSender {
     const timer = setTimeout(() => abort.abort(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
     timer.unref();
     try {
-      const { request: send } = require('undici') as typeof import('undici');
-      const wire = wireForm(request);
-      const response = await send(wire.url, {
-        method: 'POST',
-        headers: wire.headers,
-        body: request.body,
-        signal: abort.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        dispatcher: this.getDispatcher(),
-      });
+      const response = await loadUndici().post(this.getDispatcher(), request, { signal: abort.signal, timeoutMs });
       if (response.statusCode >= 200 && response.statusCode < 300) {
         // Delivered: the body is not ours to read, and a reply that breaks off or never ends
         // after a 2xx status does not make the upload undelivered (sending it again would
@@ -252,7 +239,7 @@ export class HttpSender {
   }
 
   private getDispatcher(): Dispatcher {
-    this.dispatcher ??= createAgent(require('undici') as typeof import('undici'), this.transport, { unrefSockets: true });
+    this.dispatcher ??= createAgent(loadUndici(), this.transport, { unrefSockets: true });
     return this.dispatcher;
   }
 

@@ -1,3 +1,5 @@
+import type { Undici } from './undici-parts.js';
+
 /**
  * One HTTP request we owe a backend: a profile upload or a span batch. Built once, sent by the
  * steady-state sender or, at exit, by the synchronous final flush: both send the same thing.
@@ -47,15 +49,13 @@ export interface Transport {
 
 export const DEFAULT_TRANSPORT: Transport = { timeoutMs: 10_000, tlsSkipVerify: false };
 
-type Undici = typeof import('undici');
-
 /**
  * The one undici Agent recipe, used by the sender (main thread) and by the flush worker (exit), so
  * certificate checks and timeouts cannot differ between the two. `unrefSockets`: the sockets never
  * keep the app alive, not even mid-request (undici re-refs busy sockets, so `ref` is neutralised
  * on the sockets we own); when the app is done, the exit path flushes what is still pending.
  */
-export function createAgent(undici: Undici, transport: Transport, options: { unrefSockets: boolean }): import('undici').Dispatcher {
+export function createAgent(undici: Pick<Undici, 'Agent' | 'buildConnector'>, transport: Transport, options: { unrefSockets: boolean }): import('undici').Dispatcher {
   const connect = undici.buildConnector({
     timeout: transport.timeoutMs,
     // Only ever relaxed by the explicit opt-out: Node's default (verify against its CA store, plus

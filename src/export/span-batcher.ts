@@ -1,5 +1,7 @@
-import { TraceFlags } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { otelApi } from '../vendor.js';
+
+const { TraceFlags } = otelApi();
 
 export interface BatcherOptions {
   maxQueueSize: number;

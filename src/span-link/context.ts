@@ -1,7 +1,11 @@
 import { createHook } from 'node:async_hooks';
-import { type Context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { Context } from '@opentelemetry/api';
+import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@opentelemetry/context-async-hooks';
+import { otelApi, otelContextAsyncHooks } from '../vendor.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
+
+const { trace } = otelApi();
+const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
 
 /** Where the labels of the running code go: the sampler's context slot. */
 export interface LabelSink {
@@ -57,7 +61,7 @@ export class LinkingContextManager extends AsyncLocalStorageContextManager {
     }
   }
 
-  override attach(context: Context): ReturnType<AsyncLocalStorageContextManager['attach']> {
+  override attach(context: Context): ReturnType<ContextManagerBase['attach']> {
     const token = super.attach(context);
     this.follow();
     return {
@@ -65,7 +69,7 @@ export class LinkingContextManager extends AsyncLocalStorageContextManager {
         token.dispose();
         this.follow();
       },
-    } as ReturnType<AsyncLocalStorageContextManager['attach']>;
+    } as ReturnType<ContextManagerBase['attach']>;
   }
 
   override enable(): this {

@@ -1,8 +1,11 @@
-import { type Context, TraceFlags, trace } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import { otelApi } from '../vendor.js';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SpanScope } from '../config.js';
 import { ATTR_PROFILE_ID } from '../wire.js';
 import { type LabelRegistry, SpanLabels } from './labels.js';
+
+const { TraceFlags, trace } = otelApi();
 
 /**
  * Decides which span's identity a profile sample carries and marks that span for Grafana.

@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The OpenTelemetry packages pyro-run runs inside the app, taken from the bundles that
+ * `npm run build` writes to dist/vendor/ (src/build/vendor-bundles.ts says why). Every use goes
+ * through here, so that there is one copy of each package in the process: also no second copy from
+ * the ESM builds these packages ship, which an `import` from our ESM code would load.
+ */
+export const SHARED_PACKAGES = [
+  '@opentelemetry/api',
+  '@opentelemetry/context-async-hooks',
+  '@opentelemetry/core',
+  '@opentelemetry/instrumentation',
+  '@opentelemetry/propagator-b3',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace',
+  '@opentelemetry/semantic-conventions',
+] as const;
+
+export const VENDOR_CORE_FILE = 'otel.cjs';
+export const instrumentationFile = (name: string): string => `instrumentation-${name}.cjs`;
+
+interface Shared {
+  '@opentelemetry/api': typeof import('@opentelemetry/api');
+  '@opentelemetry/context-async-hooks': typeof import('@opentelemetry/context-async-hooks');
+  '@opentelemetry/core': typeof import('@opentelemetry/core');
+  '@opentelemetry/instrumentation': typeof import('@opentelemetry/instrumentation');
+  '@opentelemetry/propagator-b3': typeof import('@opentelemetry/propagator-b3');
+  '@opentelemetry/resources': typeof import('@opentelemetry/resources');
+  '@opentelemetry/sdk-trace': typeof import('@opentelemetry/sdk-trace');
+}
+
+let shared: Shared | undefined;
+/** dist/src/vendor.js → dist/vendor/. */
+const vendored = (file: string): unknown => require(`../vendor/${file}`);
+const get = <K extends keyof Shared>(pkg: K): Shared[K] => (shared ??= vendored(VENDOR_CORE_FILE) as Shared)[pkg];
+
+export const otelApi = () => get('@opentelemetry/api');
+export const otelContextAsyncHooks = () => get('@opentelemetry/context-async-hooks');
+export const otelCore = () => get('@opentelemetry/core');
+export const otelInstrumentation = () => get('@opentelemetry/instrumentation');
+export const otelPropagatorB3 = () => get('@opentelemetry/propagator-b3');
+export const otelResources = () => get('@opentelemetry/resources');
+export const otelSdkTrace = () => get('@opentelemetry/sdk-trace');
+
+/** The exports of `@opentelemetry/instrumentation-<name>`, from its bundle. */
+export function instrumentationPackage(name: string): Record<string, unknown> {
+  return vendored(instrumentationFile(name)) as Record<string, unknown>;
+}
