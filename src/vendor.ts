@@ -20,6 +20,7 @@ export const SHARED_PACKAGES = [
 ] as const;
 
 export const VENDOR_CORE_FILE = 'otel.cjs';
+export const VENDOR_OTLP_TRACE_FILE = 'otlp-trace.cjs';
 export const instrumentationFile = (name: string): string => `instrumentation-${name}.cjs`;
 
 interface Shared {
@@ -44,6 +45,11 @@ export const otelInstrumentation = () => get('@opentelemetry/instrumentation');
 export const otelPropagatorB3 = () => get('@opentelemetry/propagator-b3');
 export const otelResources = () => get('@opentelemetry/resources');
 export const otelSdkTrace = () => get('@opentelemetry/sdk-trace');
+
+type Transformer = typeof import('@opentelemetry/otlp-transformer');
+/** The OTLP trace serializers of @opentelemetry/otlp-transformer (only these: its index also loads metrics and logs). */
+export const otlpTraceSerializers = (): Pick<Transformer, 'JsonTraceSerializer' | 'ProtobufTraceSerializer'> =>
+  vendored(VENDOR_OTLP_TRACE_FILE) as Pick<Transformer, 'JsonTraceSerializer' | 'ProtobufTraceSerializer'>;
 
 /** The exports of `@opentelemetry/instrumentation-<name>`, from its bundle. */
 export function instrumentationPackage(name: string): Record<string, unknown> {

@@ -11,6 +11,8 @@
  * - `instrumentation-<name>.cjs`, one per instrumentation, so an app only parses the ones it can
  *   use. Their imports of the shared packages are routed to `otel.cjs`, so that there is one copy
  *   of each (one context API, one semantic-conventions table) however many are loaded.
+ * - `otlp-trace.cjs`: the OTLP trace serializers, from otlp-transformer's ESM build so that its
+ *   metrics and logs halves are left out (its CommonJS index loads all three).
  * - import-in-the-middle and require-in-the-middle stay in node_modules: their module hooks keep
  *   state that must be shared with the ESM loader hook registered from node_modules.
  *
@@ -22,7 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { INSTRUMENTATION_NAMES } from '../instrumentations.js';
-import { SHARED_PACKAGES, VENDOR_CORE_FILE, instrumentationFile } from '../vendor.js';
+import { SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, instrumentationFile } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild') as typeof import('esbuild');
@@ -85,6 +87,12 @@ async function main(): Promise<void> {
     outfile: path.join(outDir, VENDOR_CORE_FILE),
   });
   const plugin = sharedPackages();
+  await esbuild.build({
+    ...common,
+    stdin: { contents: "export { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';\n", resolveDir: repoRoot, sourcefile: 'otlp-trace-entry.mjs', loader: 'js' },
+    outfile: path.join(outDir, VENDOR_OTLP_TRACE_FILE),
+    plugins: [plugin],
+  });
   for (const name of INSTRUMENTATION_NAMES) {
     const pkg = `@opentelemetry/instrumentation-${name}`;
     if (!resolveFrom(pkg, repoRoot)) throw new Error(`${pkg} is not installed`);

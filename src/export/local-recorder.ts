@@ -1,5 +1,4 @@
 import { mkdirSync, unlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config.js';
@@ -16,11 +15,11 @@ import {
   SPANS_DIR,
   spanFileName,
 } from '../recording.js';
+import { otlpTraceSerializers } from '../vendor.js';
 import { writeFileAtomicSync } from './atomic-file.js';
 import type { Destination, FinalData } from './destination.js';
 import { type EncodedProfile, encodeSync, WindowEncoder } from './window-encoder.js';
 
-const require = createRequire(import.meta.url);
 
 export interface RecorderMeta {
   pyroRunVersion: string;
@@ -72,8 +71,8 @@ export class LocalRecorder implements Destination {
       capBytes: config.local?.capBytes ?? 0,
       counts: { windows: 0, profileFiles: 0, spanFiles: 0, spans: 0, bytes: 0, droppedWindows: 0, droppedSpans: 0 },
     };
-    // Loaded with the first batch, not at start: the serializers pull in ~60 modules.
-    this.serialize = (spans) => (require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer')).JsonTraceSerializer.serializeRequest(spans);
+    // Loaded with the first batch, not at start.
+    this.serialize = (spans) => otlpTraceSerializers().JsonTraceSerializer.serializeRequest(spans);
     mkdirSync(path.join(this.dir, PROFILES_DIR), { recursive: true });
     mkdirSync(path.join(this.dir, SPANS_DIR), { recursive: true });
     this.writeManifest();

@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config.js';
+import { otlpTraceSerializers } from '../vendor.js';
 import type { Outgoing } from './outgoing.js';
-
-const require = createRequire(import.meta.url);
 
 /** Default OTLP/HTTP traces URL (OTel spec: http://localhost:4318 + /v1/traces). */
 export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
@@ -14,13 +12,13 @@ export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
  */
 export function otlpRequestBuilder(traces: Config['traces']): (spans: ReadableSpan[]) => Outgoing | undefined {
   const json = traces.protocol === 'http/json';
-  // Loaded with the first batch, not at start: the serializers pull in ~60 modules.
-  let serializer: typeof import('@opentelemetry/otlp-transformer').JsonTraceSerializer | undefined;
+  // Loaded with the first batch, not at start.
+  let serializer: ReturnType<typeof otlpTraceSerializers>['JsonTraceSerializer'] | undefined;
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
   const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
   return (spans) => {
     if (!serializer) {
-      const { JsonTraceSerializer, ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+      const { JsonTraceSerializer, ProtobufTraceSerializer } = otlpTraceSerializers();
       serializer = json ? JsonTraceSerializer : ProtobufTraceSerializer;
     }
     const body = serializer.serializeRequest(spans);
