@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
 import { appDirs } from './app-dirs.js';
+import { isLauncher } from './launchers.js';
 import { Logger, reason } from './log.js';
 import { createRedactor } from './redact.js';
 import type { Agent } from './agent.js';
@@ -39,19 +40,11 @@ export function findPackageName(startDir: string): string | undefined {
 }
 
 /**
- * Package-manager launchers (`pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's
- * own Node process reads too): they are not the app, so they get no agent of their own.
- */
-export function isLauncher(script: string | undefined): boolean {
-  if (!script) return false;
-  return /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|yarnpkg|corepack)(-cli)?(\.c?js)?$/.test(script) || /[\\/]node_modules[\\/](npm|pnpm|yarn|corepack)[\\/]bin[\\/]/.test(script);
-}
-
-/**
  * Boots everything inside the app's process. Never throws: each failing part is reported once
  * and the rest goes on (profiling without tracing, tracing without profiling, or nothing).
  */
 export function start(env: Env = process.env): Started | undefined {
+  // `pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's own Node process reads too.
   if (isLauncher(process.argv[1])) return undefined;
   const { config, problems } = readConfig(env, { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
   const secrets = [...SECRET_ENV].map((name) => env[name]);

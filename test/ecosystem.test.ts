@@ -1,10 +1,11 @@
-/** Where users run Node beyond a plain script: started from code, with worker threads, forking children. */
+/** Where users run Node beyond a plain script: started from code, with worker threads, forking children, cluster. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fixture, registerPath, runCli, runNode } from './support/child.js';
 import { assertLinked } from './support/linking.js';
+import { assertOneAgentPerProcess } from './support/per-process.js';
 import { startReceiver } from './support/receiver.js';
 import { scratchDirs } from './support/scratch.js';
 
@@ -39,26 +40,30 @@ test('worker threads: the main thread is profiled, the worker runs without an ag
   assert.equal(runs.length, 1, 'one recording: the main thread’s');
 });
 
-test('child_process.fork: each Node process is instrumented once, with its own instance id', async () => {
-  const receiver = await startReceiver();
-  try {
-    const app = runCli(['--server', receiver.url, '--otlp-endpoint', receiver.url, fixture('ecosystem/fork-parent.cjs')], { env: { RECEIVER: receiver.url } });
-    const exit = await app.exit();
-    assert.equal(exit.code, 0, app.stderr);
-    const childPid = Number(app.stdout.match(/child pid (\d+) started=true/)?.[1]);
-    const parentPid = Number(app.stdout.match(/parent pid (\d+) saw child exit 0/)?.[1]);
-    assert.ok(childPid && parentPid && childPid !== parentPid, app.stdout);
-    // Both processes uploaded profiles (a CPU and a wall one each) and spans, each under its own instance id.
-    await receiver.waitFor(() => receiver.ingests.length >= 4, { timeoutMs: 10_000 });
-    const pings = receiver.spans.filter((s) => s.name === 'GET');
-    assert.deepEqual(new Set(pings.map((s) => s.resource['process.pid'])), new Set([parentPid, childPid]));
-    const instances = new Set(pings.map((s) => s.resource['service.instance.id']));
-    assert.equal(instances.size, 2, `two instance ids: ${[...instances].join(', ')}`);
-    assert.equal(app.stderr.match(/warning/g), null, app.stderr);
-  } finally {
-    await receiver.close();
-  }
-});
+/** Fixtures that start more Node processes; each process prints a line with its pid, the first one last, once the others exited 0. */
+const families = [
+  { name: 'child_process.fork', fixture: 'ecosystem/fork-parent.cjs', processes: 2, done: /parent pid \d+ saw child exit 0/ },
+  { name: 'cluster', fixture: 'ecosystem/cluster.cjs', processes: 3, done: /primary pid \d+ saw workers exit 0,0/ },
+];
+
+for (const family of families) {
+  test(`${family.name}: each Node process is instrumented once, with its own instance id`, async () => {
+    const receiver = await startReceiver();
+    try {
+      const app = runCli(['--server', receiver.url, '--otlp-endpoint', receiver.url, fixture(family.fixture)], { env: { RECEIVER: receiver.url } });
+      const exit = await app.exit();
+      assert.equal(exit.code, 0, app.stderr);
+      assert.match(app.stdout, family.done);
+      assert.doesNotMatch(app.stdout, /started=false/);
+      const pids = [...app.stdout.matchAll(/\bpid (\d+)/g)].map((m) => Number(m[1]));
+      assert.equal(pids.length, family.processes, app.stdout);
+      await assertOneAgentPerProcess(receiver, pids);
+      assert.equal(app.stderr.match(/warning/g), null, app.stderr);
+    } finally {
+      await receiver.close();
+    }
+  });
+}
 
 test('a module set twice (NODE_OPTIONS and --import) starts once', async () => {
   const out = fresh();

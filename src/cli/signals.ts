@@ -4,7 +4,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import { descendantsOf } from './process-tree.js';
+import { relaysToItsChild } from '../launchers.js';
+import { descendantsOf, scriptOf } from './process-tree.js';
 
 /**
  * What a terminal, a supervisor or a deploy tool sends to stop or nudge a process. SIGUSR1 is
@@ -26,12 +27,13 @@ const SIGNAL_EXIT_BASE = 128;
  * With `wholeTree` (launchers such as `npm start`), the signal also goes to every process below
  * the child, as a terminal's Ctrl-C reaches its whole foreground group: npm runs scripts through
  * `sh -c`, and Debian's sh does not pass SIGTERM on, so `docker stop` would otherwise end npm and
- * leave the app running without its final flush.
+ * leave the app running without its final flush. Except where a launcher relays the signal to its
+ * child itself and a second copy would break its handshake (tsx: see relaysToItsChild).
  */
 export function relaySignals(child: ChildProcess, wholeTree = false): () => void {
   const listeners = RELAYED_SIGNALS.map((signal) => {
     const listener = () => {
-      const targets = wholeTree && child.pid !== undefined ? descendantsOf(child.pid) : [];
+      const targets = wholeTree && child.pid !== undefined ? descendantsOf(child.pid, (parent) => relaysToItsChild(scriptOf(parent), signal)) : [];
       // Signals that race the child's exit have nowhere to go; kill() then reports false or ESRCH.
       for (const send of [() => child.kill(signal), ...targets.map((pid) => () => process.kill(pid, signal))]) {
         try {

@@ -1,0 +1,24 @@
+/**
+ * Node programs that only start the app in another Node process, recognised by their script
+ * (`process.argv[1]`, or argv[1] of a process seen from outside): package managers, and tsx's CLI.
+ * The preload gives them no agent; the CLI's signal relay leaves the app's signal to tsx.
+ */
+const PACKAGE_MANAGER = /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|yarnpkg|corepack)(-cli)?(\.c?js)?$|[\\/]node_modules[\\/](npm|pnpm|yarn|corepack)[\\/]bin[\\/]/;
+/** `tsx` on PATH or in node_modules/.bin, or its CLI file run directly. */
+const TSX_CLI = /(^|[\\/])tsx$|[\\/]node_modules[\\/]tsx[\\/]dist[\\/]cli\.mjs$/;
+/** What tsx's CLI passes on to the app it started. */
+const TSX_RELAYED: readonly string[] = ['SIGINT', 'SIGTERM'];
+
+export function isLauncher(script: string | undefined): boolean {
+  return script !== undefined && (PACKAGE_MANAGER.test(script) || TSX_CLI.test(script));
+}
+
+/**
+ * Whether a launcher passes `signal` on to the process it started, with a handshake that a copy
+ * sent straight to that process breaks: tsx's CLI waits 30 ms for the app to acknowledge the
+ * signal it relayed (an acknowledgement that arrives before tsx got the signal itself is lost),
+ * then SIGKILLs the app, in the middle of its final flush.
+ */
+export function relaysToItsChild(script: string | undefined, signal: string): boolean {
+  return script !== undefined && TSX_CLI.test(script) && TSX_RELAYED.includes(signal);
+}

@@ -1,0 +1,57 @@
+/**
+ * Reads a local-mode recording back the way an outside tool would: run.json, every profile file
+ * decoded as gzipped pprof, every span file as OTLP/JSON lines.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { decodeTraceRequestJson } from './otlp-decode-json.js';
+import type { DecodedSpan } from './otlp-types.js';
+import { sampleViewsOf, type SampleView } from './pprof-helpers.js';
+import { decodePprof } from './pprof-wire.js';
+
+export interface Recording {
+  dir: string;
+  manifest: {
+    service: string;
+    pid: number;
+    complete: boolean;
+    endedAt: string | null;
+    capBytes: number;
+    counts: { windows: number; profileFiles: number; spanFiles: number; spans: number; bytes: number; droppedWindows: number; droppedSpans: number };
+  };
+  profiles: { name: string; type: string; samples: SampleView[] }[];
+  spans: DecodedSpan[];
+  spanFiles: string[];
+  /** Bytes of the profile and span files on disk. */
+  bytesOnDisk: number;
+}
+
+/** Reads the one run under `base` strictly: every file must decode, nothing unfinished may be visible. */
+export function readRecording(base: string): Recording {
+  const runs = readdirSync(base).filter((name) => !name.startsWith('.'));
+  assert.equal(runs.length, 1, `one run folder expected in ${base}: ${runs.join(', ')}`);
+  const dir = path.join(base, runs[0]!);
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as Recording['manifest'];
+  let bytesOnDisk = 0;
+  const profiles = readdirSync(path.join(dir, 'profiles'))
+    .filter((name) => !name.startsWith('.'))
+    .map((name) => {
+      const match = name.match(/^(\d{6})-(cpu|wall)\.pb\.gz$/);
+      assert.ok(match, `unexpected profile file ${name}`);
+      const bytes = readFileSync(path.join(dir, 'profiles', name));
+      bytesOnDisk += bytes.byteLength;
+      const decoded = decodePprof(bytes);
+      assert.ok(decoded.gzipped, `${name} is gzipped`);
+      return { name, type: match[2]!, samples: sampleViewsOf(decoded.profile) };
+    });
+  const spanFiles = readdirSync(path.join(dir, 'spans')).filter((name) => !name.startsWith('.'));
+  const spans = spanFiles.flatMap((name) => {
+    assert.match(name, /^\d{6}\.jsonl$/);
+    const text = readFileSync(path.join(dir, 'spans', name), 'utf8');
+    bytesOnDisk += statSync(path.join(dir, 'spans', name)).size;
+    const lines = text.split('\n').filter((line) => line !== '');
+    return lines.flatMap((line) => decodeTraceRequestJson(line));
+  });
+  return { dir, manifest, profiles, spans, spanFiles, bytesOnDisk };
+}
