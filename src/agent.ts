@@ -44,6 +44,10 @@ export class Agent implements Finisher {
     try {
       const window = profiler?.cut();
       if (window) destination.profiles(window);
+      const stuck = profiler?.lastCutStuckSampler ?? 0;
+      const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
+      if (stuck === 2) log.warnOnce('sampler-stuck', message);
+      else if (stuck === 1) log.debug(`${message} (possibly)`);
     } catch (error) {
       log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
     }

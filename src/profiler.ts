@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ProfileType } from './config.js';
-import { type Profile, splitTimeProfile } from './pprof-split.js';
+import type { Profile } from './pprof-split.js';
 import type { LabelSink } from './span-link/context.js';
 import { mayHaveSourceMaps } from './source-map-scan.js';
 import { SpanLabels } from './span-link/labels.js';
@@ -24,7 +24,9 @@ export interface ProfileWindow {
   /** Epoch milliseconds. */
   from: number;
   until: number;
-  profiles: Map<ProfileType, Profile>;
+  /** The sampler's profile as it came out, labels resolved; split into `types` when encoded (pprof-split.ts). */
+  profile: Profile;
+  types: readonly ProfileType[];
 }
 
 export interface ProfilerOptions {
@@ -71,6 +73,12 @@ export class Profiler {
       collectCpuTime: this.linksSamples && this.options.types.includes('cpu'),
       useCPED: this.frameCarriesContext,
       lineNumbers: false,
+      // The workaround for a V8 bug (the profiler's event loop getting stuck) sleeps on the main
+      // thread for up to two sampling intervals at every cut: 15–25 ms of event-loop pause per
+      // window here (docs/performance.md). DataDog's own tracer runs with it off by default
+      // (DD_PROFILING_V8_PROFILER_BUG_WORKAROUND); the bug is still detected at each cut and the
+      // sampler restarted by @datadog/pprof (time-profiler handleStopRestart).
+      workaroundV8Bug: false,
     });
     this.windowStart = Date.now();
     this.running = true;
@@ -118,7 +126,16 @@ export class Profiler {
     }
     const until = Date.now();
     this.windowStart = until;
-    return { from, until, profiles: splitTimeProfile(profile, this.options.types) };
+    return { from, until, profile, types: this.options.types };
+  }
+
+  /**
+   * What the last cut found of V8's profiler getting stuck (the bug whose workaround we leave
+   * off): 0 nothing, 1 maybe (can be a false positive), 2 certainly. In both latter cases
+   * @datadog/pprof has already restarted the sampler; the window may be incomplete.
+   */
+  get lastCutStuckSampler(): number {
+    return this.running ? this.time.v8ProfilerStuckEventLoopDetected() : 0;
   }
 
   get isRunning(): boolean {

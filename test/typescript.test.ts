@@ -34,8 +34,11 @@ for (const sourceMaps of ['on', 'off'] as const) {
     const out = fresh();
     const build = path.join(out, 'build');
     execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', path.join(repoRoot, 'examples/typescript/tsconfig.json'), '--outDir', build]);
-    const app = runCli(['--out', path.join(out, 'rec'), '--quiet', '--source-maps', sourceMaps, '--sampling-interval', '2000', path.join(build, 'server.js')], { env: { PORT: '0' } });
+    const app = runCli(['--out', path.join(out, 'rec'), '--quiet', '--log-level', 'debug', '--source-maps', sourceMaps, '--sampling-interval', '2000', path.join(build, 'server.js')], { env: { PORT: '0' } });
     const port = (await app.line(/listening (\d+)/))[1];
+    // Maps are read asynchronously after start, and take effect from the next window on: what
+    // ran before that (start-up) keeps its compiled names. The load starts once they are in.
+    if (sourceMaps === 'on') await app.line(/source maps: [1-9]\d* found/, 30_000, 'stderr');
     await load(`http://127.0.0.1:${port}`, (i) => `/n/${i}`, 40, 2);
     app.process.kill('SIGTERM');
     await app.exit();

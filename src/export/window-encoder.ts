@@ -1,9 +1,13 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { gzip, gzipSync } from 'node:zlib';
+import { constants, gzip, gzipSync } from 'node:zlib';
 import type { ProfileType } from '../config.js';
+import { splitTimeProfile } from '../pprof-split.js';
 import type { ProfileWindow } from '../profiler.js';
 
 const gzipAsync = promisify(gzip);
+/** Fastest level, as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
+const GZIP = { level: constants.Z_BEST_SPEED };
 
 /** One profile of a window as it goes on the wire or to disk: gzipped pprof. */
 export interface EncodedProfile {
@@ -50,20 +54,27 @@ export class WindowEncoder {
   }
 }
 
+/**
+ * Each step in its own turn of the event loop (the cut itself was one), so that a window costs
+ * the app several short pauses instead of one long one: split, then per profile the pprof
+ * encoding (which yields between its sections) and gzip in the threadpool.
+ */
 async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
+  await nextTurn();
   const out: EncodedProfile[] = [];
-  for (const [type, profile] of window.profiles) {
+  for (const [type, profile] of splitTimeProfile(window.profile, window.types)) {
     if (profile.sample.length === 0) continue;
-    out.push({ type, body: await gzipAsync(await profile.encodeAsync()) });
+    await nextTurn();
+    out.push({ type, body: await gzipAsync(await profile.encodeAsync(), GZIP) });
   }
   return out;
 }
 
 export function encodeSync(window: ProfileWindow): EncodedProfile[] {
   const out: EncodedProfile[] = [];
-  for (const [type, profile] of window.profiles) {
+  for (const [type, profile] of splitTimeProfile(window.profile, window.types)) {
     if (profile.sample.length === 0) continue;
-    out.push({ type, body: gzipSync(profile.encode()) });
+    out.push({ type, body: gzipSync(profile.encode(), GZIP) });
   }
   return out;
 }

@@ -9,6 +9,8 @@ export const registerPath = path.join(repoRoot, 'dist/register.js');
 export const cliPath = path.join(repoRoot, 'dist/bin/pyro-run.js');
 export const fixture = (...parts: string[]) => path.join(repoRoot, 'test/fixtures', ...parts);
 
+type Stream = 'stdout' | 'stderr';
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -22,7 +24,7 @@ export class Child {
   stdout = '';
   stderr = '';
   readonly exited: Promise<Exit>;
-  private readonly lineWaiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  private readonly lineWaiters: { pattern: RegExp; stream: Stream; resolve: (m: RegExpMatchArray) => void }[] = [];
 
   constructor(readonly process: ChildProcess) {
     process.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -31,18 +33,19 @@ export class Child {
     });
     process.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderr += chunk;
+      this.checkLines();
     });
     this.exited = once(process, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   }
 
-  /** Resolves with the first stdout match of `pattern`; rejects if the process ends first or time runs out. */
-  async line(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
-    const existing = this.stdout.match(pattern);
+  /** Resolves with the first match of `pattern` in stdout (or stderr); rejects if the process ends first or time runs out. */
+  async line(pattern: RegExp, timeoutMs = 30_000, stream: Stream = 'stdout'): Promise<RegExpMatchArray> {
+    const existing = this[stream].match(pattern);
     if (existing) return existing;
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        new Promise<RegExpMatchArray>((resolve) => this.lineWaiters.push({ pattern, resolve })),
+        new Promise<RegExpMatchArray>((resolve) => this.lineWaiters.push({ pattern, stream, resolve })),
         this.exited.then((exit) => {
           throw new Error(`process ended (${JSON.stringify(exit)}) before printing ${pattern}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
         }),
@@ -77,7 +80,7 @@ export class Child {
 
   private checkLines(): void {
     for (const waiter of [...this.lineWaiters]) {
-      const match = this.stdout.match(waiter.pattern);
+      const match = this[waiter.stream].match(waiter.pattern);
       if (match) {
         this.lineWaiters.splice(this.lineWaiters.indexOf(waiter), 1);
         waiter.resolve(match);
