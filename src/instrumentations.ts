@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { nodeFs } from './builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Env } from './config.js';
 import { instrumentationPackage } from './vendor.js';
@@ -112,7 +112,7 @@ export function installedFrom(fromDirs: readonly string[], env: Env): (module: s
     }
   }
   for (const extra of list(env.NODE_PATH?.replaceAll(path.delimiter, ','))) roots.add(path.resolve(extra));
-  return (module) => [...roots].some((root) => existsSync(path.join(root, module, 'package.json')));
+  return (module) => [...roots].some((root) => nodeFs().existsSync(path.join(root, module, 'package.json')));
 }
 
 /** Every instrumentation pyro-run can load, by package suffix (the build bundles each of them). */

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { nodeFs } from './builtins.js';
 import type { Config } from './config.js';
 import { LocalRecorder } from './export/local-recorder.js';
 import { type Logger, reason } from './log.js';
@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url);
 /** pyro-run's own version, from the package.json next to the compiled code (dist/src → ../../). */
 export function pyroRunVersion(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(nodeFs().readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }

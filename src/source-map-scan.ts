@@ -1,6 +1,6 @@
 import type { Dir } from 'node:fs';
-import { opendir, open } from 'node:fs/promises';
 import path from 'node:path';
+import { nodeFsPromises } from './builtins.js';
 
 /** Folders the source mapper skips too: dependencies ship their own maps rarely and cost a long walk. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
@@ -24,7 +24,7 @@ export async function mayHaveSourceMaps(dir: string): Promise<boolean> {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     let entries: Dir;
     try {
-      entries = await opendir(next);
+      entries = await nodeFsPromises().opendir(next);
     } catch {
       continue;
     }
@@ -44,7 +44,7 @@ export async function mayHaveSourceMaps(dir: string): Promise<boolean> {
 
 async function tailNamesMap(file: string): Promise<boolean> {
   try {
-    const handle = await open(file, 'r');
+    const handle = await nodeFsPromises().open(file, 'r');
     try {
       const { size } = await handle.stat();
       const length = Math.min(size, TAIL_BYTES);

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { nodeFs } from './builtins.js';
 import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
 import { appDirs } from './app-dirs.js';
 import { isLauncher } from './launchers.js';
@@ -28,7 +28,7 @@ export function findPackageName(startDir: string): string | undefined {
   let dir = startDir;
   for (;;) {
     try {
-      const name = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
+      const name = (JSON.parse(nodeFs().readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
       if (typeof name === 'string' && name !== '') return name;
     } catch {
       // No (readable) package.json here: keep walking up.

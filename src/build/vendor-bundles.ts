@@ -13,13 +13,14 @@
  *   of each (one context API, one semantic-conventions table) however many are loaded.
  * - `otlp-trace.cjs`: the OTLP trace serializers, from otlp-transformer's ESM build so that its
  *   metrics and logs halves are left out (its CommonJS index loads all three).
+ * - The net instrumentation gets `tls` lazily (lazyTls below).
  * - import-in-the-middle and require-in-the-middle stay in node_modules: their module hooks keep
  *   state that must be shared with the ESM loader hook registered from node_modules.
  *
  * Usage: node dist/src/build/vendor-bundles.js
  */
 import { createRequire } from 'node:module';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
@@ -77,6 +78,37 @@ function sharedPackages(): Plugin {
   };
 }
 
+/**
+ * @opentelemetry/instrumentation-net requires `tls` when it loads, only to ask whether a socket is
+ * a `tls.TLSSocket`. Loading tls initialises OpenSSL: ~6 MB of RSS before the app's first line,
+ * for apps that may never open a TLS connection. Here `tls` is a stand-in whose TLSSocket answers
+ * `instanceof` by first checking `socket.encrypted` (always true on a TLSSocket, absent on a plain
+ * one) and only then asking the real class — a TLS socket means tls is loaded already. The build
+ * fails if the instrumentation starts using more of tls than TLSSocket.
+ */
+function lazyTls(): Plugin {
+  return {
+    name: 'pyro-run-lazy-tls',
+    setup(build) {
+      // The stand-in's own require of node:tls is the real module (left to Node).
+      build.onResolve({ filter: /^(node:)?tls$/ }, (args) => (args.namespace === 'pyro-run-lazy-tls' ? { path: 'node:tls', external: true } : { path: 'tls', namespace: 'pyro-run-lazy-tls' }));
+      build.onLoad({ filter: /.*/, namespace: 'pyro-run-lazy-tls' }, () => ({
+        contents: `module.exports = { TLSSocket: { [Symbol.hasInstance](socket) { return socket != null && socket.encrypted === true && socket instanceof require('node:tls').TLSSocket; } } };`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+function assertOnlyTlsSocketUsed(): void {
+  const entry = resolveFrom('@opentelemetry/instrumentation-net', repoRoot);
+  if (!entry) throw new Error('@opentelemetry/instrumentation-net is not installed');
+  const source = readFileSync(path.join(path.dirname(entry), 'instrumentation.cjs'), 'utf8');
+  // `tls.X` as code, not inside a string such as the span name "tls.connect".
+  const used = new Set([...source.matchAll(/(?<!["'`\w.$])tls\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1]));
+  if (used.size !== 1 || !used.has('TLSSocket')) throw new Error(`instrumentation-net uses tls.${[...used].join(', tls.')}: revisit lazyTls`);
+}
+
 async function main(): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -87,6 +119,7 @@ async function main(): Promise<void> {
     outfile: path.join(outDir, VENDOR_CORE_FILE),
   });
   const plugin = sharedPackages();
+  assertOnlyTlsSocketUsed();
   await esbuild.build({
     ...common,
     stdin: { contents: "export { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';\n", resolveDir: repoRoot, sourcefile: 'otlp-trace-entry.mjs', loader: 'js' },
@@ -100,7 +133,7 @@ async function main(): Promise<void> {
       ...common,
       stdin: { contents: `module.exports = require(${JSON.stringify(pkg)});\n`, resolveDir: repoRoot, sourcefile: `${name}-entry.cjs`, loader: 'js' },
       outfile: path.join(outDir, instrumentationFile(name)),
-      plugins: [plugin],
+      plugins: name === 'net' ? [plugin, lazyTls()] : [plugin],
     });
   }
 }

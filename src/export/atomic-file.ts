@@ -1,5 +1,5 @@
-import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { nodeFs } from '../builtins.js';
 
 /**
  * Writes a file so that readers (and a crash at any instant, SIGKILL included) only ever see it
@@ -8,6 +8,6 @@ import path from 'node:path';
  */
 export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
-  writeFileSync(tmp, data);
-  renameSync(tmp, file);
+  nodeFs().writeFileSync(tmp, data);
+  nodeFs().renameSync(tmp, file);
 }

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { FlushJob } from './flush-worker.js';
 import { DEFAULT_TRANSPORT, type Outgoing, type Transport } from './outgoing.js';
 
@@ -31,6 +31,7 @@ export function sendBeforeExit(requests: Outgoing[], deadlineAt: number): FlushR
   const job: FlushJob = { requests, deadlineAt, shared, transport };
   let worker: Worker | undefined;
   try {
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
     worker = new Worker(new URL('./flush-worker.js', import.meta.url), { workerData: job, stdout: true, stderr: true });
     worker.unref();
     const wait = Math.max(0, deadlineAt - Date.now());

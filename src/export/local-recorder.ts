@@ -1,5 +1,5 @@
-import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { nodeFs } from '../builtins.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config.js';
 import { type Logger, reason } from '../log.js';
@@ -73,8 +73,8 @@ export class LocalRecorder implements Destination {
     };
     // Loaded with the first batch, not at start.
     this.serialize = (spans) => otlpTraceSerializers().JsonTraceSerializer.serializeRequest(spans);
-    mkdirSync(path.join(this.dir, PROFILES_DIR), { recursive: true });
-    mkdirSync(path.join(this.dir, SPANS_DIR), { recursive: true });
+    nodeFs().mkdirSync(path.join(this.dir, PROFILES_DIR), { recursive: true });
+    nodeFs().mkdirSync(path.join(this.dir, SPANS_DIR), { recursive: true });
     this.writeManifest();
   }
 
@@ -158,7 +158,7 @@ export class LocalRecorder implements Destination {
     const { counts, capBytes } = this.manifest;
     while (counts.bytes + bytes > capBytes && this.windowsOnDisk.length > 0) {
       const oldest = this.windowsOnDisk.shift()!;
-      for (const file of oldest.files) unlinkSync(file);
+      for (const file of oldest.files) nodeFs().unlinkSync(file);
       counts.bytes -= oldest.bytes;
       counts.profileFiles -= oldest.files.length;
       counts.droppedWindows++;

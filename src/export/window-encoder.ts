@@ -1,13 +1,13 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { constants, gzip, gzipSync } from 'node:zlib';
+import { nodeZlib } from '../builtins.js';
 import type { ProfileType } from '../config.js';
 import { splitTimeProfile } from '../pprof-split.js';
 import type { ProfileWindow } from '../profiler.js';
 
-const gzipAsync = promisify(gzip);
-/** Fastest level, as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
-const GZIP = { level: constants.Z_BEST_SPEED };
+/** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
+const GZIP = { level: 1 };
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const gzipAsync = (data: Uint8Array) =>
+  new Promise<Buffer>((resolve, reject) => nodeZlib().gzip(data, GZIP, (error, out) => (error ? reject(error) : resolve(out))));
 
 /** One profile of a window as it goes on the wire or to disk: gzipped pprof. */
 export interface EncodedProfile {
@@ -65,7 +65,7 @@ async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
   for (const [type, profile] of splitTimeProfile(window.profile, window.types)) {
     if (profile.sample.length === 0) continue;
     await nextTurn();
-    out.push({ type, body: await gzipAsync(await profile.encodeAsync(), GZIP) });
+    out.push({ type, body: await gzipAsync(await profile.encodeAsync()) });
   }
   return out;
 }
@@ -74,7 +74,7 @@ export function encodeSync(window: ProfileWindow): EncodedProfile[] {
   const out: EncodedProfile[] = [];
   for (const [type, profile] of splitTimeProfile(window.profile, window.types)) {
     if (profile.sample.length === 0) continue;
-    out.push({ type, body: gzipSync(profile.encode(), GZIP) });
+    out.push({ type, body: nodeZlib().gzipSync(profile.encode(), GZIP) });
   }
   return out;
 }
