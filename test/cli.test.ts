@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,11 @@ import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { SETTINGS } from '../src/config.js';
 import { ASYNC_CONTEXT_FRAME_FLAG } from '../src/cli/argv.js';
+import { LAUNCHED_APP_SLACK_MS } from '../src/cli/main.js';
 import { RELAYED_SIGNALS } from '../src/cli/signals.js';
+import { runCli as runCliChild } from './support/child.js';
+import { cpuIngests } from './support/linking.js';
+import { startReceiver } from './support/receiver.js';
 
 const CLI = path.resolve(import.meta.dirname, '../bin/pyro-run.js');
 const REGISTER_URL = pathToFileURL(path.resolve(import.meta.dirname, '../register.js')).href;
@@ -156,6 +161,71 @@ describe('pyro-run ends like the app', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.deepEqual([result.code, result.signal], [42, null], result.stderr);
     });
   }
+});
+
+describe('under a launcher, pyro-run ends after the app, which may outlive the launcher', { timeout: TEST_TIMEOUT_MS }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-cli-launcher-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  /** `npm start` there runs slow-stop.mjs through `sh -c`, which dies of SIGTERM at once: npm then exits, the app is still stopping. */
+  const npmStart = ['npm', '--prefix', fixture('launcher'), 'start'];
+
+  /**
+   * The CLI's exit event, not 'close': the app holds the CLI's stdout and stderr pipes too, so
+   * 'close' waits for the app whenever pyro-run exits.
+   */
+  const exitOf = (child: ChildProcess) => once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const killIfRunning = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  };
+
+  it('SIGTERM to `pyro-run npm start`: it exits once the app has stopped and flushed, as npm ended', async () => {
+    const receiver = await startReceiver();
+    try {
+      // A slow backend: the final upload takes a while after the app's slow stop.
+      receiver.setBehaviour('ingest', { delayMs: 300 });
+      const marker = path.join(dir, 'stopped');
+      const flags = ['--server', receiver.url, '--traces-exporter', 'none', '--flush-interval', '600000'];
+      const app = runCliChild([...flags, ...npmStart], { env: { OTEL_SERVICE_NAME: 'launcher-app', STOP_MARKER: marker } });
+      await app.line(/^ready \d+$/m);
+      const exited = exitOf(app.process);
+      app.process.kill('SIGTERM');
+      const [code, signal] = await exited;
+      assert.ok(existsSync(marker), 'the app finished its SIGTERM handler before pyro-run exited');
+      const finalWork = cpuIngests(receiver).flatMap((ingest) => ingest.samples).filter((sample) => sample.stack.includes('finishWork'));
+      assert.ok(finalWork.length > 0, 'the last window, sampled during the SIGTERM handler, was uploaded before pyro-run exited');
+      // npm ends by re-raising the SIGTERM its `sh -c` died of; pyro-run mirrors npm.
+      assert.deepEqual([code, signal], [null, 'SIGTERM'], app.stderr);
+      await app.exit();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('an app that ignores SIGTERM: pyro-run exits after the shutdown timeout plus slack, as npm ended', async () => {
+    const shutdownTimeoutMs = 1000;
+    /** npm's exit after the signal, on a loaded machine. */
+    const testSlackMs = 5000;
+    const app = runCliChild(['--shutdown-timeout', String(shutdownTimeoutMs), ...npmStart], { env: { OTEL_TRACES_EXPORTER: 'none', PYRO_RUN_PROFILES: 'none', STOP_MS: 'never' } });
+    const appPid = Number((await app.line(/^ready (\d+)$/m))[1]);
+    try {
+      const exited = exitOf(app.process);
+      const sent = Date.now();
+      app.process.kill('SIGTERM');
+      const [code, signal] = await exited;
+      const took = Date.now() - sent;
+      assert.deepEqual([code, signal], [null, 'SIGTERM'], app.stderr);
+      assert.ok(took >= shutdownTimeoutMs + LAUNCHED_APP_SLACK_MS, `pyro-run waited for the app after npm ended: ${took} ms`);
+      assert.ok(took < shutdownTimeoutMs + LAUNCHED_APP_SLACK_MS + testSlackMs, `took ${took} ms`);
+      assert.doesNotThrow(() => process.kill(appPid, 0), 'the app still runs: pyro-run gave up on it');
+    } finally {
+      killIfRunning(appPid);
+    }
+    await app.exit();
+  });
 });
 
 describe('pyro-run rejects bad input before starting anything', { timeout: TEST_TIMEOUT_MS }, () => {

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { signalExitCode } from '../src/cli/signals.js';
 import { Child, childEnv, cliPath, fixture, registerPath, repoRoot, runCli, runNode } from './support/child.js';
 import { load } from './support/load.js';
 import { pid1Of, pidNamespaceUnavailable, UNSHARE_ARGS } from './support/pid-namespace.js';
@@ -75,14 +76,19 @@ describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => 
   const unavailable = pidNamespaceUnavailable();
   const entrypoint = dockerEntrypoint();
 
+  /** `pyro-run <args>` as PID 1 of a new PID namespace, recording into `out`. */
+  function cliAsPid1(args: string[], cwd: string, out: string, env: Record<string, string> = {}): Child {
+    // The bin's `#!/usr/bin/env node` line execs Node on the CLI; so does this, without the install.
+    const command = [process.execPath, cliPath, ...args];
+    const fullEnv = childEnv({ PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', ...env });
+    return new Child(spawn('unshare', [...UNSHARE_ARGS, ...command], { cwd, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+
   /** The ENTRYPOINT, plus CMD-style arguments, in a folder laid out like the image's /app with `app` as its server.mjs. */
   function startAsPid1(app: string, args: string[], out: string): Child {
     const dir = fresh();
     copyFileSync(app, path.join(dir, 'server.mjs'));
-    // The bin's `#!/usr/bin/env node` line execs Node on the CLI; so does this, without the install.
-    const command = [process.execPath, cliPath, ...entrypoint.slice(1), ...args];
-    const env = childEnv({ OTEL_SERVICE_NAME: 'shop-example', PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on' });
-    return new Child(spawn('unshare', [...UNSHARE_ARGS, ...command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return cliAsPid1([...entrypoint.slice(1), ...args], dir, out, { OTEL_SERVICE_NAME: 'shop-example' });
   }
 
   test('runs pyro-run on the app', () => {
@@ -104,6 +110,25 @@ describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => 
     const container = startAsPid1(fixture('cli/exit-with.mjs'), ['3'], fresh());
     const exit = await container.exit();
     assert.equal(exit.code, 3, container.stderr);
+  });
+
+  test('`pyro-run npm start` as PID 1: the app, still stopping when npm has exited, finishes and flushes', { skip: unavailable }, async () => {
+    const out = fresh();
+    const marker = path.join(fresh(), 'stopped');
+    // Longer than the 1 s that pyro-run, as PID 1, lingered after npm's exit before the fix anyway:
+    // the self-kill of mirrorExit is ignored by a PID 1, so it falls back to exit(143) a second later.
+    const stopMs = 2500;
+    const container = cliAsPid1(['npm', 'start'], fixture('cli/launcher'), out, { OTEL_SERVICE_NAME: 'launcher-app', STOP_MARKER: marker, STOP_MS: String(stopMs) });
+    await container.line(/^ready \d+$/m);
+    process.kill(pid1Of(container.process.pid!), 'SIGTERM');
+    const exit = await container.exit();
+    // PID 1's exit kills the rest of the namespace: what the app did, it did before.
+    assert.ok(existsSync(marker), 'the app finished its SIGTERM handler');
+    const run = readRecording(out);
+    assert.equal(run.manifest.complete, true);
+    assert.ok(run.profiles.flatMap((p) => p.samples).some((s) => s.stack.includes('finishWork')), 'the last window, from the SIGTERM handler, was recorded');
+    // npm died of the SIGTERM it re-raised; PID 1 cannot die of its own signal, so pyro-run exits 128 + 15.
+    assert.equal(exit.code, signalExitCode('SIGTERM'), container.stderr);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Help, Option } from 'commander';
-import { SETTINGS, type Env, type Setting, type SettingKey } from '../config.js';
+import { readConfig, SETTINGS, type Env, type Setting, type SettingKey } from '../config.js';
 import { buildLaunch, classifyCommand, registerUrl } from './argv.js';
 import { childEnv, flagProblems, type FlagValues } from './flags.js';
 import { fileFacts, targetNodeVersion } from './node-version.js';
@@ -18,6 +18,11 @@ export const PROGRAM_NAME = 'pyro-run';
 export const EXIT_USAGE = 2;
 /** pyro-run itself failed before the app could start. */
 const EXIT_INTERNAL = 1;
+/**
+ * How much longer than its shutdown deadline an app under a launcher may take to end: the
+ * deadline bounds its flush, not the exit that follows, nor a slow start of the flush.
+ */
+export const LAUNCHED_APP_SLACK_MS = 1_000;
 
 const USAGE = '[options] [--] <script | node [node-args] script | command> [args...]';
 const DESCRIPTION =
@@ -219,8 +224,10 @@ async function runCommand(flags: FlagValues, command: string[]): Promise<void> {
     nodeVersion: targetNodeVersion(kind, command, env),
     env,
   });
-  // Launchers (npm, npx, sh scripts) stand between us and the app: signals go to the whole tree.
-  const result = await run(launch, kind === 'command');
+  // Launchers (npm, npx, sh scripts) stand between us and the app: signals go to the whole tree,
+  // and the app may still be flushing, within its shutdown deadline, when the launcher has exited.
+  const launcher = kind === 'command' ? { graceMs: readConfig(env).config.shutdownTimeoutMs + LAUNCHED_APP_SLACK_MS } : undefined;
+  const result = await run(launch, launcher);
   if ('failed' in result) {
     process.stderr.write(`${PROGRAM_NAME}: ${result.failed}\n`);
     process.exitCode = result.exitCode;

@@ -1,35 +1,54 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * The processes below `pid`, deepest last, from /proc (Linux). Elsewhere, or if /proc cannot be
- * read, none: callers then reach the direct child only. The children of a process for which
- * `leaveChildren` is true are left out (their own descendants are not).
+ * A process as /proc showed it. The pid alone does not name it for long: once the process has
+ * exited and been reaped, the kernel may give its pid to an unrelated process; pid and start time
+ * together do.
  */
-export function descendantsOf(pid: number, leaveChildren: (parent: number) => boolean = () => false): number[] {
-  let entries: string[];
+export interface ProcessEntry {
+  pid: number;
+  parent: number;
+  /** Field 22 of /proc/<pid>/stat: clock ticks from boot to the process's start. */
+  startTime: string;
+}
+
+/** Stat states of a process that has exited: a zombie waits for its parent to reap it, X is being reaped. */
+const EXITED_STATES: ReadonlySet<string> = new Set(['Z', 'X']);
+
+/**
+ * The processes below `pid`, each before its children, from /proc (Linux). Elsewhere, or if
+ * /proc cannot be read, none: callers then reach the direct child only.
+ */
+export function processesBelow(pid: number): ProcessEntry[] {
+  let names: string[];
   try {
-    entries = readdirSync('/proc');
+    names = readdirSync('/proc');
   } catch {
     return [];
   }
-  const children = new Map<number, number[]>();
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const parent = parentOf(entry);
-    if (parent === undefined) continue;
-    const list = children.get(parent) ?? [];
-    list.push(Number(entry));
-    children.set(parent, list);
+  const children = new Map<number, ProcessEntry[]>();
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = statOf(Number(name));
+    if (stat === undefined) continue;
+    const list = children.get(stat.parent) ?? [];
+    list.push({ pid: Number(name), parent: stat.parent, startTime: stat.startTime });
+    children.set(stat.parent, list);
   }
-  const out: number[] = [];
+  const out: ProcessEntry[] = [];
   const queue = [pid];
   while (queue.length > 0) {
-    const parent = queue.shift()!;
-    const below = children.get(parent) ?? [];
-    if (!leaveChildren(parent)) out.push(...below);
-    queue.push(...below);
+    const below = children.get(queue.shift()!) ?? [];
+    out.push(...below);
+    queue.push(...below.map((entry) => entry.pid));
   }
   return out;
+}
+
+/** Whether the process seen as `entry` still runs: its pid has the same start time and is no zombie. */
+export function isRunning(entry: ProcessEntry): boolean {
+  const stat = statOf(entry.pid);
+  return stat !== undefined && stat.startTime === entry.startTime && !EXITED_STATES.has(stat.state);
 }
 
 /** argv[1] of a process, from /proc/<pid>/cmdline: the script, for a Node process started as `node script`. */
@@ -41,13 +60,17 @@ export function scriptOf(pid: number): string | undefined {
   }
 }
 
-/** The parent pid from /proc/<pid>/stat; the command name (field 2) may hold spaces and parentheses. */
-function parentOf(pid: string): number | undefined {
+/** State, parent and start time from /proc/<pid>/stat; the command name (field 2) may hold spaces and parentheses. */
+function statOf(pid: number): { state: string; parent: number; startTime: string } | undefined {
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[1]);
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
+  // Fields from the third (state) on; the start time is field 22.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const [state, parent, startTime] = [fields[0], fields[1], fields[19]];
+  if (state === undefined || parent === undefined || startTime === undefined) return undefined;
+  return { state, parent: Number(parent), startTime };
 }

@@ -4,8 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import { relaysToItsChild } from '../launchers.js';
-import { descendantsOf, scriptOf } from './process-tree.js';
+import type { ChildTree } from './child-tree.js';
 
 /**
  * What a terminal, a supervisor or a deploy tool sends to stop or nudge a process. SIGUSR1 is
@@ -24,16 +23,16 @@ const SIGNAL_EXIT_BASE = 128;
  * Forwards RELAYED_SIGNALS to the child. Having listeners also keeps pyro-run alive when the
  * signal arrives, so it can report how the app ended. Returns the function that removes them.
  *
- * With `wholeTree` (launchers such as `npm start`), the signal also goes to every process below
- * the child, as a terminal's Ctrl-C reaches its whole foreground group: npm runs scripts through
- * `sh -c`, and Debian's sh does not pass SIGTERM on, so `docker stop` would otherwise end npm and
- * leave the app running without its final flush. Except where a launcher relays the signal to its
- * child itself and a second copy would break its handshake (tsx: see relaysToItsChild).
+ * With the child's `tree` (launchers such as `npm start`), the signal also goes to the processes
+ * below the child, as a terminal's Ctrl-C reaches its whole foreground group: npm runs scripts
+ * through `sh -c`, and Debian's sh does not pass SIGTERM on, so `docker stop` would otherwise end
+ * npm and leave the app running without its final flush. Once the child has exited, signals go
+ * to those of its processes that still run (see ChildTree.signalTargets).
  */
-export function relaySignals(child: ChildProcess, wholeTree = false): () => void {
+export function relaySignals(child: ChildProcess, tree?: ChildTree): () => void {
   const listeners = RELAYED_SIGNALS.map((signal) => {
     const listener = () => {
-      const targets = wholeTree && child.pid !== undefined ? descendantsOf(child.pid, (parent) => relaysToItsChild(scriptOf(parent), signal)) : [];
+      const targets = tree?.signalTargets(signal) ?? [];
       // Signals that race the child's exit have nowhere to go; kill() then reports false or ESRCH.
       for (const send of [() => child.kill(signal), ...targets.map((pid) => () => process.kill(pid, signal))]) {
         try {

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Launch } from './argv.js';
+import { ChildTree } from './child-tree.js';
 import { relaySignals, type Outcome } from './signals.js';
 
 /** Shell conventions, so scripts that check `$?` read pyro-run like they read a shell. */
@@ -12,14 +13,25 @@ export const EXIT_CANNOT_EXECUTE = 126;
 
 export type RunResult = Outcome | { failed: string; exitCode: number };
 
+/** The child is a launcher (npm, npx, sh): the app is a process it starts. */
+export interface LauncherOptions {
+  /** How long pyro-run may outlive the launcher, waiting for the processes it started. */
+  graceMs: number;
+}
+
 /**
  * Runs the launch with inherited stdio and relays signals while it lives. Resolves once the
  * child is gone (relay removed by then), or with `failed` when it could not be started.
+ *
+ * With `launcher`, signals go to the child's whole tree, and once the child has exited pyro-run
+ * stays (relaying signals) until the processes that got them have ended too, for at most
+ * `graceMs`: the app may still be flushing (see ChildTree). The outcome is the child's all the same.
  */
-export function run(launch: Launch, relayToTree = false): Promise<RunResult> {
+export function run(launch: Launch, launcher?: LauncherOptions): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env });
-    const stopRelay = relaySignals(child, relayToTree);
+    const tree = launcher === undefined ? undefined : new ChildTree(child, launcher.graceMs);
+    const stopRelay = relaySignals(child, tree);
     let settled = false;
     const settle = (result: RunResult) => {
       if (settled) return;
@@ -36,7 +48,9 @@ export function run(launch: Launch, relayToTree = false): Promise<RunResult> {
       else settle({ failed: `cannot run ${launch.file}: ${error.message}`, exitCode: EXIT_CANNOT_EXECUTE });
     });
     child.on('exit', (code, signal) => {
-      settle(signal !== null ? { signal } : { code: code ?? 0 });
+      const outcome: Outcome = signal !== null ? { signal } : { code: code ?? 0 };
+      if (tree === undefined) settle(outcome);
+      else void tree.waitUntilGone().then(() => settle(outcome));
     });
   });
 }
