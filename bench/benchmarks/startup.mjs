@@ -1,6 +1,9 @@
 // startup: spawn → first line of a hello world, and the RSS it reports at that moment, for a CJS
-// and an ESM app. What matters is what each contender adds to bare node, so each round's value is
-// paired with bare node's value of the same round before taking medians.
+// and an ESM app; and, for a server, spawn → first HTTP response, which also counts what an agent
+// does in the app's first turns of the event loop (pyro-run loads its upload path there). What
+// matters is what each contender adds to bare node, so each round's value is paired with bare
+// node's value of the same round before taking medians.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { APP_CORE } from '../lib/cores.mjs';
 import { BENCH, CONTENDERS, NODE, contenderArgs, contenderEnv, nodeVersion } from '../lib/contenders.mjs';
@@ -11,14 +14,26 @@ import { startSink } from '../lib/sink.mjs';
 import { ratio, summary } from '../lib/stats.mjs';
 import { num, render, signed, spread, times } from '../lib/table.mjs';
 
+/** The goals are about the hello worlds; the server row is for information. */
 const APPS = [
-  { id: 'cjs', file: path.join(BENCH, 'apps/hello.cjs') },
-  { id: 'esm', file: path.join(BENCH, 'apps/hello.mjs') },
+  { id: 'cjs', file: path.join(BENCH, 'apps/hello.cjs'), goals: true },
+  { id: 'esm', file: path.join(BENCH, 'apps/hello.mjs'), goals: true },
+  { id: 'express', file: path.join(BENCH, 'apps/express.cjs'), server: true },
 ];
+
+const rssMbOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? Number.NaN) / 1024;
 
 async function measureOnce(contender, app, sinkUrl) {
   const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl), core: APP_CORE, name: `${contender.id} ${app.id}` });
   try {
+    if (app.server) {
+      const { match } = await handle.line(/^listening (\d+)$/, 30_000);
+      const response = await fetch(`http://127.0.0.1:${match[1]}/json`);
+      await response.arrayBuffer();
+      const at = process.hrtime.bigint();
+      if (response.status !== 200) throw new Error(`${contender.id}: first response ${response.status}`);
+      return { startMs: Number(at - handle.spawnedAt) / 1e6, rssMb: rssMbOf(handle.child.pid) };
+    }
     const { match, at } = await handle.line(/^hello rss=(\d+)/, 30_000);
     return { startMs: Number(at - handle.spawnedAt) / 1e6, rssMb: Number(match[1]) / 2 ** 20 };
   } finally {
@@ -59,14 +74,14 @@ export default {
       }
     }
     const table = render(
-      `startup — Node ${nodeVersion(NODE[24])}, ${rounds} rounds interleaved; medians (min–max); "added" = median of per-round differences to bare node`,
+      `startup — Node ${nodeVersion(NODE[24])}, ${rounds} rounds interleaved; medians (min–max); "added" = median of per-round differences to bare node; cjs/esm: spawn → first line of a hello world and its RSS then; express: spawn → first HTTP response and RSS then`,
       ['app', 'contender', 'start ms', 'added ms', '× node', 'RSS MB', 'added MB'],
       rows,
     );
 
     const goals = [];
     const shares = {};
-    for (const app of APPS) {
+    for (const app of APPS.filter((a) => a.goals)) {
       const r = results[app.id];
       const startShare = ratio(r.pyro.addedStart.median, r.otel.addedStart.median);
       const rssShare = ratio(r.pyro.addedRss.median, r.combo.addedRss.median);

@@ -238,6 +238,11 @@ export class HttpSender {
     }
   }
 
+  /** Loads the HTTP client now (see RemoteDestination's warm-up) instead of at the first upload. */
+  prepare(): void {
+    this.getDispatcher();
+  }
+
   private getDispatcher(): Dispatcher {
     this.dispatcher ??= createAgent(loadUndici(), this.transport, { unrefSockets: true });
     return this.dispatcher;

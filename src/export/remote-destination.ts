@@ -8,7 +8,7 @@ import type { HttpSender } from './http-sender.js';
 import { otlpRequestBuilder } from './otlp-request.js';
 import { endpointOf, type Outgoing } from './outgoing.js';
 import { PyroscopeExporter } from './pyroscope-exporter.js';
-import { encodeSync, WindowEncoder } from './window-encoder.js';
+import { encodeSync, prepareEncoder, WindowEncoder } from './window-encoder.js';
 import { untilDeadline } from '../deadline.js';
 
 /**
@@ -18,7 +18,7 @@ import { untilDeadline } from '../deadline.js';
  */
 export class RemoteDestination implements Destination {
   private readonly exporter: PyroscopeExporter | undefined;
-  private readonly toRequest: ((spans: ReadableSpan[]) => Outgoing | undefined) | undefined;
+  private readonly toRequest: ReturnType<typeof otlpRequestBuilder> | undefined;
   private readonly encoder = new WindowEncoder();
 
   constructor(
@@ -30,6 +30,23 @@ export class RemoteDestination implements Destination {
     this.exporter = server ? new PyroscopeExporter(config, server, log) : undefined;
     const ownsSpans = config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc';
     this.toRequest = ownsSpans ? otlpRequestBuilder(config.traces) : undefined;
+    if (this.exporter || this.toRequest) setImmediate(() => this.prepare()).unref();
+  }
+
+  /**
+   * Loads what uploads need — undici's parts, the OTLP serializer, zlib — in the app's first turn
+   * of the event loop, right after its main module ran (before it serves), rather than at the first
+   * upload, in the middle of its traffic: together ~50–150 ms of the event loop on a first use.
+   * A failure here is left for the first real upload to report.
+   */
+  private prepare(): void {
+    try {
+      this.sender.prepare();
+      this.toRequest?.prepare();
+      if (this.exporter) prepareEncoder();
+    } catch {
+      // Reported by the first upload that needs the part.
+    }
   }
 
   profiles(window: ProfileWindow): void {

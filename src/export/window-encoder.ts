@@ -59,6 +59,11 @@ export class WindowEncoder {
  * the app several short pauses instead of one long one: split, then per profile the pprof
  * encoding (which yields between its sections) and gzip in the threadpool.
  */
+/** Loads zlib ahead of the first window (RemoteDestination's warm-up). */
+export function prepareEncoder(): void {
+  nodeZlib();
+}
+
 async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
   await nextTurn();
   const out: EncodedProfile[] = [];
