@@ -1,6 +1,6 @@
 /**
  * The logger's redactor as a table: each row is a line pyro-run might print, with the secrets it
- * knows about, and what may reach the terminal.
+ * knows about (the values of secret settings), and what may reach the terminal.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -38,6 +38,26 @@ describe('createRedactor', () => {
     { name: 'inside JSON', secrets: [], text: '{"authorization":"Bearer xyz","other":"v"}', expected: `{"authorization":"${M}","other":"v"}` },
     { name: 'inside util.inspect output', secrets: [], text: "{ authorization: 'Basic dTpw', 'x-scope-orgid': 't1' }", expected: `{ authorization: '${M}', 'x-scope-orgid': 't1' }` },
     { name: 'a header list value', secrets: [], text: 'headers authorization=Bearer%20abc,x=1', expected: `headers authorization=${M},x=1` },
+    // Secret values as they show up elsewhere: encoded into a URL, decoded from one, without their scheme.
+    { name: 'a secret URL-encoded', secrets: ['p@ss w/rd+1'], text: 'https://h/x?q=p%40ss%20w%2Frd%2B1', expected: `https://h/x?q=${M}` },
+    { name: 'a secret form-encoded (space as +)', secrets: ['p@ss w/rd'], text: 'body pw=p%40ss+w%2Frd', expected: `body pw=${M}` },
+    { name: 'a percent-encoded secret (a raw header list) decoded', secrets: ['authorization=Bearer%20tok-1234'], text: 'sent authorization=Bearer tok-1234', expected: `sent ${M}` },
+    { name: 'a bearer token without its scheme', secrets: ['Bearer tok-1234'], text: 'backend said: invalid token tok-1234', expected: `backend said: invalid token ${M}` },
+    { name: 'basic credentials without the scheme', secrets: ['Basic dXNlcjpwYXNz'], text: 'rejected dXNlcjpwYXNz', expected: `rejected ${M}` },
+    { name: 'a scheme whose credential is too short keeps its short part', secrets: ['Bearer abc'], text: 'Bearer abc and abc', expected: `${M} and abc` },
+    // Query parameters that carry credentials, whatever the value.
+    { name: 'token in a query', secrets: [], text: 'POST https://h/v1/traces?token=abc123&x=1 failed', expected: `POST https://h/v1/traces?token=${M}&x=1 failed` },
+    { name: 'access_token after another parameter', secrets: [], text: 'https://h/x?a=1&access_token=ya29.abc', expected: `https://h/x?a=1&access_token=${M}` },
+    { name: 'api_key, apikey and key', secrets: [], text: 'http://h/x?api_key=k1&apikey=k2&key=k3', expected: `http://h/x?api_key=${M}&apikey=${M}&key=${M}` },
+    { name: 'password, pwd and secret', secrets: [], text: 'http://h/x?password=a&pwd=b&client_secret=c', expected: `http://h/x?password=${M}&pwd=${M}&client_secret=${M}` },
+    { name: 'auth and a signature (S3-style presigned URL)', secrets: [], text: 'https://b.s3/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=f00d&auth=z', expected: `https://b.s3/o?X-Amz-Credential=${M}&X-Amz-Signature=${M}&auth=${M}` },
+    { name: 'sig and a session id', secrets: [], text: 'https://h/x?sig=abc&sessionid=42', expected: `https://h/x?sig=${M}&sessionid=${M}` },
+    { name: 'parameter names in any case', secrets: [], text: 'https://h/x?API_KEY=abc&Token=def', expected: `https://h/x?API_KEY=${M}&Token=${M}` },
+    { name: 'a token in the fragment', secrets: [], text: 'https://h/cb#access_token=abc&type=bearer', expected: `https://h/cb#access_token=${M}&type=bearer` },
+    { name: 'the value ends at a quote', secrets: [], text: '{"url":"https://h/x?token=abc","ok":1}', expected: `{"url":"https://h/x?token=${M}","ok":1}` },
+    { name: 'userinfo and a query secret in one URL', secrets: [], text: 'https://u:p@h/x?secret=s1', expected: `https://${M}@h/x?secret=${M}` },
+    { name: 'an empty secret parameter is left alone', secrets: [], text: 'https://h/x?token=&x=1', expected: 'https://h/x?token=&x=1' },
+    { name: 'the words alone, outside a query, are unchanged', secrets: [], text: 'token expired; check the key and the password settings', expected: 'token expired; check the key and the password settings' },
     { name: 'text without secrets is unchanged', secrets: ['glc_s3cr3t'], text: 'GET /users/42 200 in 5ms', expected: 'GET /users/42 200 in 5ms' },
     {
       name: 'URLs without userinfo are unchanged',

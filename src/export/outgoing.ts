@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { Undici } from './undici-parts.js';
 
 /**
@@ -49,6 +50,34 @@ export interface Transport {
 
 export const DEFAULT_TRANSPORT: Transport = { timeoutMs: 10_000, tlsSkipVerify: false };
 
+type LookupCallback = Parameters<LookupFunction>[2];
+const lookupsInFlight = new Map<string, LookupCallback[]>();
+
+/**
+ * dns.lookup, with concurrent lookups of the same name joined into one. Node resolves names with
+ * getaddrinfo on libuv's threadpool (4 threads by default, shared with the app's fs, crypto and
+ * zlib work), and a lookup cannot be cancelled: when the resolver hangs, the connect timeout ends
+ * our attempt but the lookup keeps its thread until the OS gives up. Without joining, every retry
+ * of every pipeline started one more, and within seconds the app's own threadpool work stopped.
+ * Joined, a hanging resolver holds at most one thread per backend name (per thread of ours).
+ */
+const sharedLookup: LookupFunction = (hostname, options, callback) => {
+  const key = `${hostname}\0${JSON.stringify(options)}`;
+  const waiting = lookupsInFlight.get(key);
+  if (waiting) {
+    waiting.push(callback);
+    return;
+  }
+  lookupsInFlight.set(key, [callback]);
+  // Looked up at call time, so whatever dns.lookup is then (a test's stand-in) is the one used;
+  // and node:dns is not loaded at start (an ESM import would also load dns.promises).
+  process.getBuiltinModule('node:dns').lookup(hostname, options, (error, address, family) => {
+    const callbacks = lookupsInFlight.get(key) ?? [];
+    lookupsInFlight.delete(key);
+    for (const done of callbacks) done(error, address, family);
+  });
+};
+
 /**
  * The one undici Agent recipe, used by the sender (main thread) and by the flush worker (exit), so
  * certificate checks and timeouts cannot differ between the two. `unrefSockets`: the sockets never
@@ -57,7 +86,9 @@ export const DEFAULT_TRANSPORT: Transport = { timeoutMs: 10_000, tlsSkipVerify: 
  */
 export function createAgent(undici: Pick<Undici, 'Agent' | 'buildConnector'>, transport: Transport, options: { unrefSockets: boolean }): import('undici').Dispatcher {
   const connect = undici.buildConnector({
+    // Covers the lookup too: undici starts it as soon as net.connect has begun looking the name up.
     timeout: transport.timeoutMs,
+    lookup: sharedLookup,
     // Only ever relaxed by the explicit opt-out: Node's default (verify against its CA store, plus
     // NODE_EXTRA_CA_CERTS) otherwise.
     ...(transport.tlsSkipVerify ? { rejectUnauthorized: false } : {}),
