@@ -12,7 +12,7 @@ import { type Logger, reason } from './log.js';
 import { Profiler } from './profiler.js';
 import { installShutdown } from './shutdown.js';
 import { LinkingContextManager } from './span-link/context.js';
-import type { LabelRegistry } from './span-link/labels.js';
+import { LabelRegistry } from './span-link/labels.js';
 import { SpanLinkProcessor } from './span-link/processor.js';
 import type { Started } from './start.js';
 import { startTracing, type Tracing } from './tracing.js';
@@ -60,7 +60,7 @@ export function boot(config: Config, log: Logger): Started {
       let linkProcessor: SpanProcessor | undefined;
       let contextManager: ContextManager | undefined;
       if (profiler?.linksSamples) {
-        const registry: LabelRegistry = new WeakMap();
+        const registry = new LabelRegistry();
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
         contextManager = new LinkingContextManager(registry, profiler.sink, profiler.frameCarriesContext);
       }

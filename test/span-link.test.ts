@@ -17,14 +17,14 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { SpanScope } from '../src/config.js';
-import { SpanLabels, type LabelRegistry } from '../src/span-link/labels.js';
+import { LabelRegistry, SpanLabels } from '../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../src/span-link/processor.js';
 
 const ATTR = 'pyroscope.profile.id';
 const REMOTE = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
 
 function setup(scope: SpanScope, sampler?: Sampler) {
-  const registry: LabelRegistry = new WeakMap();
+  const registry = new LabelRegistry();
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({
     spanProcessors: [new SpanLinkProcessor(registry, scope), new SimpleSpanProcessor({ exporter })],

@@ -55,5 +55,20 @@ export class SpanLabels {
   }
 }
 
-/** Span object → the labels its samples carry. Weak, so labels die with their spans. */
-export type LabelRegistry = WeakMap<object, SpanLabels>;
+/**
+ * Span object → the labels its samples carry, kept on the span itself under a symbol of this
+ * registry: the labels die with their span, as with a WeakMap, without a WeakMap's cost — every
+ * span of every request is registered, and weak-map entries are slower to add and have to be
+ * traced by every garbage collection (measured: ~2 µs of a ~16 µs request-shaped span workload).
+ */
+export class LabelRegistry {
+  private readonly key = Symbol('pyro-run span labels');
+
+  get(span: object): SpanLabels | undefined {
+    return (span as Record<symbol, SpanLabels | undefined>)[this.key];
+  }
+
+  set(span: object, labels: SpanLabels): void {
+    (span as Record<symbol, SpanLabels | undefined>)[this.key] = labels;
+  }
+}
