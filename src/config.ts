@@ -217,7 +217,7 @@ export const SETTINGS = {
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
-  uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one profile upload request', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
+  uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one upload request (a profile or a span batch)', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
   insecureSkipTlsVerify: {
     flag: 'insecure-skip-tls-verify',
     arg: '',

@@ -47,9 +47,7 @@ export function start(env: Env = process.env): Started | undefined {
   // `pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's own Node process reads too.
   if (isLauncher(process.argv[1])) return undefined;
   const { config, problems } = readConfig(env, { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
-  const secrets = [...SECRET_ENV].map((name) => env[name]);
-  secrets.push(config.pyroscope.authToken, config.pyroscope.basicAuthPassword, ...Object.values(config.pyroscope.headers), ...Object.values(config.traces.headers));
-  const log = new Logger(config.logLevel, createRedactor(secrets));
+  const log = new Logger(config.logLevel, createRedactor(secretValues(env, config)));
   for (const problem of problems) log.warn(`${problem.message}; using the default`);
 
   if (!isSupportedNode(process.versions.node)) {
@@ -70,4 +68,24 @@ function requireBoot(): typeof import('./boot.js') {
   // Synchronous on purpose: the app must not start loading before instrumentation is in place,
   // and `require(esm)` of our own graph (no top-level await) keeps `--require` working too.
   return (globalThis.process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('./boot.js') as typeof import('./boot.js');
+}
+
+/** Every secret value the logger must never print, from the env as given and as configured. */
+export function secretValues(env: Env, config: Config): (string | undefined)[] {
+  const secrets = [...SECRET_ENV].map((name) => env[name]);
+  secrets.push(config.pyroscope.authToken, config.pyroscope.basicAuthPassword, ...Object.values(config.pyroscope.headers), ...Object.values(config.traces.headers));
+  // A password written into an endpoint URL (https://user:pass@host) is a secret wherever it shows up, not only inside a URL.
+  for (const url of [config.pyroscope.serverAddress, config.traces.endpoint]) secrets.push(urlPassword(url));
+  return secrets;
+}
+
+/** The decoded password of `url`, when it has one. */
+function urlPassword(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const password = new URL(url).password;
+    return password === '' ? undefined : decodeURIComponent(password);
+  } catch {
+    return undefined;
+  }
 }

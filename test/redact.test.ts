@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readConfig } from '../src/config.js';
 import { createRedactor } from '../src/redact.js';
+import { secretValues } from '../src/start.js';
 
 const M = '[redacted]';
 
@@ -80,4 +82,19 @@ describe('createRedactor', () => {
     assert.equal(redact('second-secret'), M);
     assert.equal(redact('third'), 'third');
   });
+});
+
+describe('secretValues: what the preload hands the redactor', () => {
+  const redactorOf = (env: Record<string, string>) => createRedactor(secretValues(env, readConfig(env).config));
+  const cases: { name: string; env: Record<string, string>; message: string; secret: string }[] = [
+    { name: 'a password in the Pyroscope URL, seen alone', env: { PYROSCOPE_SERVER_ADDRESS: 'https://tenant:s3cr3t-pw%21@pyro.example' }, message: 'auth failed for s3cr3t-pw!', secret: 's3cr3t-pw!' },
+    { name: 'a password in the OTLP endpoint URL, seen alone', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://u:otlp-pass-123@collector.example' }, message: 'rejected otlp-pass-123', secret: 'otlp-pass-123' },
+    { name: 'the basic-auth password', env: { PYROSCOPE_SERVER_ADDRESS: 'https://p.example', PYROSCOPE_BASIC_AUTH_USER: 'u', PYROSCOPE_BASIC_AUTH_PASSWORD: 'basic-pw-4567' }, message: 'pw basic-pw-4567', secret: 'basic-pw-4567' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const out = redactorOf(c.env)(c.message);
+      assert.ok(!out.includes(c.secret), out);
+    });
+  }
 });
