@@ -118,6 +118,16 @@ describe('pyro-run runs the app', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.deepEqual(echo.execArgv.slice(-3), ['--import', REGISTER_URL, '--no-warnings']);
   });
 
+  it('node --inspect after --: the debugger listens in the app, next to the preload', async () => {
+    const result = await runCli(['--', process.execPath, '--inspect=127.0.0.1:0', fixture('inspector-url.mjs')]);
+    const line = result.stdout.split('\n').find((l) => l.startsWith('{'));
+    assert.ok(line, result.stdout + result.stderr);
+    const seen = JSON.parse(line) as { inspectorUrl: string | null; execArgv: string[] };
+    assert.match(seen.inspectorUrl ?? '', /^ws:\/\/127\.0\.0\.1:\d+\//, 'the inspector is listening');
+    assert.ok(seen.execArgv.includes('--inspect=127.0.0.1:0'));
+    assert.ok(seen.execArgv.includes(REGISTER_URL));
+  });
+
   it('any other command: nested node processes get the preload through NODE_OPTIONS', async () => {
     const echo = echoOf(await runCli(['sh', '-c', 'exec node "$0" "$@"', fixture('echo-argv.mjs'), 'a b', '$(x)']));
     assert.deepEqual(echo.argv, ['a b', '$(x)']);
