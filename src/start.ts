@@ -79,12 +79,11 @@ export function secretValues(env: Env, config: Config): (string | undefined)[] {
   return secrets;
 }
 
-/** The decoded password of `url`, when it has one. */
+/** The password of `url` as written there (percent-encoded); the redactor masks its decoded form too. */
 function urlPassword(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
   try {
-    const password = new URL(url).password;
-    return password === '' ? undefined : decodeURIComponent(password);
+    return new URL(url).password || undefined;
   } catch {
     return undefined;
   }

@@ -73,6 +73,15 @@ function sender(options: { timeoutMs?: number; maxQueued?: number } = {}): { sen
   return { sender: new HttpSender({ timeoutMs: options.timeoutMs ?? 5000, maxQueued: options.maxQueued ?? 32, log, baseBackoffMs: 50, maxBackoffMs: 200 }), lines };
 }
 
+/** Sends `whats` through a fresh sender, waits until each reached `srv` and the sender is idle. */
+async function sendAndSettle(srv: { url: string; arrived: (n: number) => Promise<void> }, whats: string[], options: Parameters<typeof sender>[0]): Promise<ReturnType<typeof sender>> {
+  const made = sender(options);
+  for (const what of whats) made.sender.enqueue(outgoing(srv.url, what));
+  await srv.arrived(whats.length);
+  await made.sender.idle(5000);
+  return made;
+}
+
 test('drain() hands back the request in flight once: the final flush must not upload it twice', async () => {
   const hung = await server(() => undefined);
   try {
@@ -166,11 +175,7 @@ test('a 2xx whose body never ends is delivered and does not wedge the pipeline',
     res.on('close', () => clearInterval(timer));
   });
   try {
-    const { sender: s, lines } = sender({ timeoutMs: 1000 });
-    s.enqueue(outgoing(srv.url, 'r0'));
-    s.enqueue(outgoing(srv.url, 'r1'));
-    await srv.arrived(2);
-    await s.idle(5000);
+    const { sender: s, lines } = await sendAndSettle(srv, ['r0', 'r1'], { timeoutMs: 1000 });
     assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r1'], 'each sent once');
     assert.equal(s.stats.sent, 2);
     assert.deepEqual(lines, []);
@@ -186,11 +191,7 @@ test('a 2xx that breaks off mid-body counts as delivered: it is not sent again',
     res.write('x'.repeat(100), () => req.socket.destroy());
   });
   try {
-    const { sender: s, lines } = sender({ timeoutMs: 1000 });
-    s.enqueue(outgoing(srv.url, 'r0'));
-    s.enqueue(outgoing(srv.url, 'r1'));
-    await srv.arrived(2);
-    await s.idle(5000);
+    const { sender: s, lines } = await sendAndSettle(srv, ['r0', 'r1'], { timeoutMs: 1000 });
     assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r1']);
     assert.equal(s.stats.failedAttempts, 0);
     assert.deepEqual(lines, []);
