@@ -91,6 +91,7 @@ export class Profiler {
       this.lastContext = labels;
       this.time.setContext(labels);
     },
+    runWith: (labels, fn) => (this.running ? this.time.runWithContext(labels ?? NO_SPAN, fn) : fn()),
   };
 
   /**
@@ -152,3 +153,5 @@ export class Profiler {
 }
 
 const NO_LABELS = Object.freeze({});
+/** The sampler's context for code outside any span (its API takes an object): samples get no labels. */
+const NO_SPAN = Object.freeze({});

@@ -9,7 +9,13 @@ const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
 
 /** Where the labels of the running code go: the sampler's context slot. */
 export interface LabelSink {
+  /** Points the slot at `labels` from now on (the global slot, or the current async frame). */
   set(labels: SpanLabels | undefined): void;
+  /**
+   * Runs `fn` in a new async frame whose slot holds `labels`, and leaves it with `fn`: the frame
+   * that was current before is current again afterwards, slot included (AsyncContextFrame only).
+   */
+  runWith<T>(labels: SpanLabels | undefined, fn: () => T): T;
 }
 
 /**
@@ -18,8 +24,11 @@ export interface LabelSink {
  *
  * - AsyncContextFrame active (Node 24+, or 22 with the flag): the sampler's context lives in the
  *   async frame next to OTel's own store and follows `await`, timers and callbacks by itself. We
- *   set it once, inside the new frame, only when the span changes — calling it on every switch
- *   is what doubled heap in dd-trace-js #8638.
+ *   enter a frame of its own only when the span changes — calling it on every switch is what
+ *   doubled heap in dd-trace-js #8638 — and leave it when `with()` returns. Setting the slot in
+ *   place inside OTel's frame would not do: leaving that frame copies the current one (Node's
+ *   AsyncLocalStorage.run restores with `enterWith(prior)`), so the span's labels would stay on
+ *   the code after `with()` and on every callback it schedules.
  * - No AsyncContextFrame: the sampler has one global slot. It is set when a context is entered
  *   and restored when it is left, and re-set before every async callback runs (an async_hooks
  *   `before` hook), then cleared after it, so samples between callbacks carry no stale span.
@@ -46,11 +55,7 @@ export class LinkingContextManager extends AsyncLocalStorageContextManager {
     const next = this.labelsOf(context);
     if (this.frameCarriesContext) {
       if (next === this.labelsOf(this.active())) return super.with(context, fn, thisArg, ...args);
-      const sink = this.sink;
-      return super.with(context, function enter(this: unknown) {
-        sink.set(next);
-        return fn.apply(thisArg, args);
-      } as F);
+      return this.sink.runWith(next, () => super.with(context, fn, thisArg, ...args));
     }
     const previous = this.current;
     this.write(next);
