@@ -34,7 +34,6 @@ export class Agent implements Finisher {
   startWindows(): void {
     const { profiler, config } = this.parts;
     if (!profiler) return;
-    profiler.onCutWanted = () => this.exportWindow();
     this.timer = setInterval(() => this.exportWindow(), config.flushIntervalMs);
     this.timer.unref();
   }

@@ -19,6 +19,9 @@ const APPS = [
 ];
 const CONNECTIONS = 16;
 
+/** a[i].field / b[i].field for each round i: two runs made back to back. */
+const paired = (a, b, field) => summary(a.map((run, i) => ratio(run[field], b[i]?.[field])));
+
 async function measureOnce(bin, contender, app, sink, { seconds, warmupSeconds }) {
   const { handle, url } = await launchApp(contender, app.file, { sinkUrl: sink.url });
   try {
@@ -42,7 +45,7 @@ export default {
   async run({ quick, progress }) {
     const bin = findWrk();
     if (!bin) return { skipped: 'wrk not found on PATH; install it (Debian: apt-get install wrk) to run this benchmark' };
-    const rounds = quick ? 1 : 3;
+    const rounds = quick ? 1 : 5;
     // Full runs measure exactly one flush interval (15 s): whatever the offset, each measured run
     // then holds one profile flush of each profiler, the rate a long-running app pays.
     const timing = quick ? { seconds: 2, warmupSeconds: 1 } : { seconds: FLUSH_INTERVAL_MS / 1000, warmupSeconds: 3 };
@@ -85,19 +88,35 @@ export default {
       rows,
     );
 
+    // The goals compare two contenders run minutes apart at most: each round's ratio pairs runs
+    // made back to back, so drift between rounds cancels out, and the median of the rounds'
+    // ratios is the verdict (the medians of each contender, in the table above, can come from
+    // different rounds).
     const goals = [];
+    const pairedRows = [];
     for (const app of APPS) {
-      const r = results[app.id];
-      const vsCombo = ratio(r.pyro.rps.median, r.combo.rps.median);
-      const rpsCost = 1 - ratio(r.pyro.rps.median, r['pyro-none'].rps.median);
-      const p99Cost = ratio(r.pyro.p99.median, r['pyro-none'].p99.median) - 1;
-      goals.push(goal(`throughput ${app.id}: pyro-run full ≥ 1.00× the combo (req/s)`, vsCombo >= 1, `${num(r.pyro.rps.median, 0)} vs ${num(r.combo.rps.median, 0)} req/s = ${times(vsCombo)}`));
-      goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 3% req/s (full vs profiles off)`, rpsCost <= 0.03, `${num(r.pyro.rps.median, 0)} vs ${num(r['pyro-none'].rps.median, 0)} req/s = ${num(rpsCost * 100, 1)}% fewer`));
-      goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 5% p99 (full vs profiles off)`, p99Cost <= 0.05, `${num(r.pyro.p99.median, 2)} vs ${num(r['pyro-none'].p99.median, 2)} ms = ${num(p99Cost * 100, 1)}% higher`));
+      const runs = (id) => raw[`${app.id}/${id}`];
+      const vsCombo = paired(runs('pyro'), runs('combo'), 'rps');
+      const vsNone = paired(runs('pyro'), runs('pyro-none'), 'rps');
+      const p99VsNone = paired(runs('pyro'), runs('pyro-none'), 'p99');
+      const noneVsOtel = paired(runs('pyro-none'), runs('otel'), 'rps');
+      const comboVsOtel = paired(runs('combo'), runs('otel'), 'rps');
+      Object.assign(results[app.id], { paired: { vsCombo, vsNone, p99VsNone, noneVsOtel, comboVsOtel } });
+      pairedRows.push([app.id, spread(vsCombo, 3), spread(vsNone, 3), spread(p99VsNone, 3), spread(noneVsOtel, 3), spread(comboVsOtel, 3)]);
+      const rpsCost = 1 - vsNone.median;
+      const p99Cost = p99VsNone.median - 1;
+      goals.push(goal(`throughput ${app.id}: pyro-run full ≥ 1.00× the combo (req/s)`, vsCombo.median >= 1, `${times(vsCombo.median)} (rounds ${spread(vsCombo, 2)})`));
+      goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 3% req/s (full vs profiles off)`, rpsCost <= 0.03, `${num(rpsCost * 100, 1)}% fewer (rounds' full/off ${spread(vsNone, 3)})`));
+      goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 5% p99 (full vs profiles off)`, p99Cost <= 0.05, `${num(p99Cost * 100, 1)}% higher (rounds' full/off ${spread(p99VsNone, 3)})`));
     }
-    const s = (id) => `${id} pyro-run ${num(results[id].pyro.rps.median, 0)} req/s = ${times(ratio(results[id].pyro.rps.median, results[id].combo.rps.median))} combo, ${times(results[id].pyro.rpsRatio)} node`;
+    const pairedTable = render(
+      `throughput — ratios of runs paired within each round; median (min–max) over ${rounds} round(s): the goals are judged on these`,
+      ['app', 'full / combo req/s', 'full / off req/s', 'full / off p99', 'off / OTel req/s', 'combo / OTel req/s'],
+      pairedRows,
+    );
+    const s = (id) => `${id} pyro-run ${num(results[id].pyro.rps.median, 0)} req/s = ${times(results[id].paired.vsCombo.median)} combo, ${times(results[id].pyro.rpsRatio)} node`;
     return {
-      tables: [table],
+      tables: [table, pairedTable],
       goals,
       summary: `throughput (${rounds} round(s) × ${timing.seconds} s): ${APPS.map((a) => s(a.id)).join('; ')}`,
       data: { rounds, timing, connections: CONNECTIONS, node: nodeVersion(NODE[24]), results, raw },

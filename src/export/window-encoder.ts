@@ -1,10 +1,14 @@
+import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { nodeZlib } from '../builtins.js';
 import type { ProfileType } from '../config.js';
-import { splitTimeProfile } from '../pprof-split.js';
+import { encodeSliced } from '../pprof-encode.js';
 import type { ProfileWindow } from '../profiler.js';
+import { buildNow, buildSliced, buildWindowProfiles } from '../window-profile.js';
 
 /** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
 const GZIP = { level: 1 };
+/** Longest stretch of the event loop a window's pprof build or encoding takes before letting the app run. */
+const SLICE_MS = 2;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const gzipAsync = (data: Uint8Array) =>
   new Promise<Buffer>((resolve, reject) => nodeZlib().gzip(data, GZIP, (error, out) => (error ? reject(error) : resolve(out))));
@@ -55,29 +59,51 @@ export class WindowEncoder {
 }
 
 /**
- * Each step in its own turn of the event loop (the cut itself was one), so that a window costs
- * the app several short pauses instead of one long one: split, then per profile the pprof
- * encoding (which yields between its sections) and gzip in the threadpool.
+ * Readies the encoding ahead of the first window (RemoteDestination's warm-up, in the app's first
+ * turns): zlib loaded, and the whole path run once on a one-sample window, so that the first real
+ * window's code is not parsed and compiled in the middle of the app's traffic (measured: the
+ * first flush paused the event loop about twice as long as the later ones).
  */
-/** Loads zlib ahead of the first window (RemoteDestination's warm-up). */
 export function prepareEncoder(): void {
   nodeZlib();
+  encodeAsync(WARM_UP).catch(() => {
+    // The first real window reports what fails.
+  });
 }
 
+const WARM_UP_NODE: TimeProfileNode = { name: 'warm-up', scriptName: '', hitCount: 1, children: [], contexts: [{ timestamp: 0n, cpuTime: 1 }] };
+const WARM_UP: ProfileWindow = {
+  from: 0,
+  until: 1,
+  raw: {
+    startTime: 0,
+    endTime: 1000,
+    hasCpuTime: true,
+    topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] },
+  },
+  build: { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false },
+};
+
+/**
+ * Spread over turns of the event loop (the cut itself was one), so that a window costs the app
+ * several short pauses instead of one long one: the pprof build, then each profile's encoding, in
+ * slices of ~2 ms, and gzip in the threadpool.
+ */
 async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
   await nextTurn();
+  const profiles = await buildSliced(buildWindowProfiles(window.raw, window.from, window.build), SLICE_MS);
   const out: EncodedProfile[] = [];
-  for (const [type, profile] of splitTimeProfile(window.profile, window.types)) {
+  for (const [type, profile] of profiles) {
     if (profile.sample.length === 0) continue;
     await nextTurn();
-    out.push({ type, body: await gzipAsync(await profile.encodeAsync()) });
+    out.push({ type, body: await gzipAsync(await encodeSliced(profile, SLICE_MS)) });
   }
   return out;
 }
 
 export function encodeSync(window: ProfileWindow): EncodedProfile[] {
   const out: EncodedProfile[] = [];
-  for (const [type, profile] of splitTimeProfile(window.profile, window.types)) {
+  for (const [type, profile] of buildNow(buildWindowProfiles(window.raw, window.from, window.build))) {
     if (profile.sample.length === 0) continue;
     out.push({ type, body: nodeZlib().gzipSync(profile.encode(), GZIP) });
   }

@@ -1,0 +1,124 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import type { TimeProfile } from '@datadog/pprof/out/src/v8-types.js';
+
+const require = createRequire(import.meta.url);
+/**
+ * @datadog/pprof's native time profiler, without its JavaScript wrapper (`time-profiler.js`):
+ * the wrapper turns a stopped profile into pprof in one synchronous call — 20–25 ms of a busy
+ * express app's event loop at every window — and creates its async-frame key where we cannot reach
+ * it. We take the raw tree instead and build the pprof in slices (window-profile.ts). The package
+ * has no `exports` map, so this path is public to Node; the version is pinned, and every profiling
+ * test goes through it.
+ */
+const PPROF_BINDINGS = '@datadog/pprof/out/src/time-profiler-bindings.js';
+
+/** The native TimeProfiler's surface (bindings/profilers/wall.cc in DataDog/pprof-nodejs). */
+interface NativeTimeProfiler {
+  start(): void;
+  /** Stops the current profile and returns its tree; with `restart`, a new profile starts first. */
+  stop(restart: boolean): TimeProfile;
+  /** Frees the native profiler; only once stopped without restart. */
+  dispose(): void;
+  /** The global context slot (no AsyncContextFrame), or the current frame's (with it). */
+  context: unknown;
+  /** An object the sampler can read `value` back from when it finds it in an async frame under its key. */
+  createContextHolder(value: unknown): object;
+  /** 0 nothing, 1 maybe, 2 certainly: V8's profiler got stuck during the profile just stopped. */
+  v8ProfilerStuckEventLoopDetected(): number;
+}
+
+export interface SamplerOptions {
+  intervalMicros: number;
+  /** Expected window length: the native side sizes its context buffer from it. */
+  durationMillis: number;
+  /** Record the context slot at every sample (needs SIGPROF: not on Windows). */
+  withContexts: boolean;
+  /** Thread CPU time per sample (needs contexts). */
+  collectCpuTime: boolean;
+  /** The context slot lives in AsyncContextFrame (Node 24+, or 22 with the flag). */
+  useFrame: boolean;
+}
+
+/** One running sampler: start once, cut with `stop(true)`, end with `stop(false)`. */
+export class Sampler {
+  private native: NativeTimeProfiler | undefined;
+  /** The async-frame key the native side looks its holder up under; `run` enters a frame with it. */
+  private readonly frameKey: AsyncLocalStorage<object> | undefined;
+  private stuck = 0;
+
+  constructor(private readonly options: SamplerOptions) {
+    this.frameKey = options.useFrame ? new AsyncLocalStorage<object>() : undefined;
+  }
+
+  start(): void {
+    const { TimeProfiler } = require(PPROF_BINDINGS) as { TimeProfiler: new (options: object) => NativeTimeProfiler };
+    const { withContexts, useFrame } = this.options;
+    this.native = new TimeProfiler({
+      intervalMicros: this.options.intervalMicros,
+      durationMillis: this.options.durationMillis,
+      lineNumbers: false,
+      withContexts,
+      collectCpuTime: withContexts && this.options.collectCpuTime,
+      collectAsyncId: false,
+      // The workaround for a V8 bug (the profiler's event loop getting stuck) sleeps on the main
+      // thread for up to two sampling intervals at every cut: 15–25 ms of event-loop pause per
+      // window here (docs/performance.md). DataDog's own tracer runs with it off by default
+      // (DD_PROFILING_V8_PROFILER_BUG_WORKAROUND); the bug is still detected at every cut and the
+      // sampler restarted (`stop`).
+      workaroundV8Bug: false,
+      useCPED: withContexts && useFrame,
+      CPEDKey: withContexts && useFrame ? this.frameKey : undefined,
+      isMainThread: (process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads')).isMainThread,
+    });
+    this.native.start();
+    // A SIGPROF arriving while Node tears the isolate down can crash it: stop first. Appended, so
+    // the agent's own exit handler (prepended) takes the last window before this runs.
+    process.once('exit', () => this.stop(false));
+  }
+
+  get running(): boolean {
+    return this.native !== undefined;
+  }
+
+  /**
+   * Ends the current profile and returns the sampler's tree of it. With `restart` sampling goes
+   * on into a new profile with no gap; if V8's profiler was found stuck it is torn down and
+   * started afresh, as @datadog/pprof's own wrapper does.
+   */
+  stop(restart: boolean): TimeProfile | undefined {
+    const native = this.native;
+    if (native === undefined) return undefined;
+    const profile = native.stop(restart);
+    if (restart) {
+      this.stuck = native.v8ProfilerStuckEventLoopDetected();
+      if (this.stuck > 0) {
+        native.stop(false);
+        native.start();
+      }
+    } else {
+      this.stuck = 0;
+      native.dispose();
+      this.native = undefined;
+      this.frameKey?.disable();
+    }
+    return profile;
+  }
+
+  /** What the last `stop(true)` found of V8's profiler getting stuck: 0, 1 (maybe) or 2 (certainly). */
+  get stuckAtLastStop(): number {
+    return this.stuck;
+  }
+
+  /** Sets the context slot (the global one, or the current frame's in place). */
+  set(value: object | undefined): void {
+    if (this.native !== undefined) this.native.context = value;
+  }
+
+  /** Runs `fn` in a new async frame whose slot holds `value`; the previous frame is current again after. */
+  run<T>(value: object | undefined, fn: () => T): T {
+    const native = this.native;
+    if (native === undefined || this.frameKey === undefined) return fn();
+    return this.frameKey.run(native.createContextHolder(value), fn);
+  }
+}
