@@ -25,8 +25,7 @@ export async function encodeSliced(profile: Profile, sliceMs: number): Promise<U
       sliceStart = performance.now();
     }
   }
-  const { sampleType, sample, ...tail } = profile;
-  parts.push(new pf.Profile({ ...tail }).encode());
+  parts.push(new pf.Profile({ ...profile, sampleType: [], sample: [] }).encode());
   return concat(parts);
 }
 

@@ -74,7 +74,13 @@ export class Sampler {
     this.native.start();
     // A SIGPROF arriving while Node tears the isolate down can crash it: stop first. Appended, so
     // the agent's own exit handler (prepended) takes the last window before this runs.
-    process.once('exit', () => this.stop(false));
+    process.once('exit', () => {
+      try {
+        this.stop(false);
+      } catch {
+        // Exiting anyway; the app's exit code is not ours to change.
+      }
+    });
   }
 
   get running(): boolean {
