@@ -73,9 +73,9 @@ export class Profiler {
 
   /**
    * Maps compiled JavaScript frames back to their sources (TypeScript file and line) from the
-   * app's source maps. Mapping happens when a window is built, so every window not yet built
-   * when the maps are read — normally the first, while the app is still starting — gets them.
-   * The mapper is loaded only for a folder that may hold maps.
+   * app's source maps. Mapping happens when a window is built, off the sampler, so the maps
+   * apply to every window cut once they are read — normally before the first, as the scan ends
+   * while the app is still starting. The mapper is loaded only for a folder that may hold maps.
    */
   async loadSourceMaps(dir: string): Promise<number> {
     if (!(await mayHaveSourceMaps(dir))) return 0;
