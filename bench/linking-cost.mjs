@@ -13,7 +13,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { num, render, signed } from './lib/table.mjs';
+import { median, summary } from './lib/stats.mjs';
+import { render, signed, spread } from './lib/table.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODES = ['otel', 'labels', 'linked'];
@@ -64,12 +65,6 @@ async function measure(mode) {
   return micros;
 }
 
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
-
 const modeArg = process.argv.indexOf('--mode');
 if (modeArg > 0) {
   process.stdout.write(`${JSON.stringify(await measure(process.argv[modeArg + 1]))}\n`);
@@ -89,8 +84,8 @@ if (modeArg > 0) {
   }
   const base = median(perMode.otel);
   const rows = MODES.map((mode) => {
-    const v = perMode[mode];
-    return [mode, `${num(median(v), 2)} (${num(Math.min(...v), 2)}–${num(Math.max(...v), 2)})`, signed(median(v) - base, 2)];
+    const stat = summary(perMode[mode]);
+    return [mode, spread(stat, 2), signed(stat.median - base, 2)];
   });
   process.stdout.write(`${render(`linking cost — Node ${process.version}, µs of thread CPU per request-shaped iteration; median (min–max) over ${rounds} round(s), a fresh process per mode`, ['mode', 'µs per iteration', 'added to otel'], rows)}\n`);
 }

@@ -1,29 +1,24 @@
 import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
 
-/** Samples encoded between two looks at the clock. */
+/** Samples encoded between two points where the work may be interrupted. */
 const SAMPLES_PER_STEP = 128;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * `profile.encode()`, spread over turns of the event loop. The samples are most of a window's
- * work (one per stack and span: ~1 300 in a busy 15 s window, ~5 ms to encode at once, twice that
- * the first time). Protobuf merges concatenated messages and appends their repeated fields, so
- * the profile is encoded as a head (sample types), the samples a slice at a time, each slice a
- * profile of only those samples, and a tail (locations, functions, strings, times): the bytes are
- * exactly those `encode()` writes, as its fields come in this order.
+ * `profile.encode()` as steps, for slices.ts to spread over turns of the event loop. The samples
+ * are most of a window's work (one per stack and span: ~1 300 in a busy 15 s window, ~5 ms to
+ * encode at once, twice that the first time). Protobuf merges concatenated messages and appends
+ * their repeated fields, so the profile is encoded as a head (sample types), the samples a step at
+ * a time, each step a profile of only those samples, and a tail (locations, functions, strings,
+ * times): the bytes are exactly those `encode()` writes, as its fields come in this order.
  */
-export async function encodeSliced(profile: Profile, sliceMs: number): Promise<Uint8Array> {
+export function* encodeInSteps(profile: Profile): Generator<void, Uint8Array> {
   const pf = pprofFormat();
   // A part carries only its own fields: an empty string table (a new one holds '') writes nothing.
   const part = (fields: ConstructorParameters<PprofFormat['Profile']>[0]) => new pf.Profile({ ...fields, stringTable: new pf.StringTable(pf.emptyTableToken) }).encode();
   const parts = [part({ sampleType: profile.sampleType })];
-  let sliceStart = performance.now();
   for (let i = 0; i < profile.sample.length; i += SAMPLES_PER_STEP) {
     parts.push(part({ sample: profile.sample.slice(i, i + SAMPLES_PER_STEP) }));
-    if (performance.now() - sliceStart >= sliceMs) {
-      await nextTurn();
-      sliceStart = performance.now();
-    }
+    yield;
   }
   parts.push(new pf.Profile({ ...profile, sampleType: [], sample: [] }).encode());
   return concat(parts);

@@ -37,7 +37,6 @@ export interface ProfilerOptions {
 export class Profiler {
   private readonly sampler: Sampler;
   private windowStart = 0;
-  private running = false;
   /** Source maps of the app, once read: windows built from then on name the original sources. */
   private sourceMapper: SourceMapper | undefined;
   /** True when AsyncContextFrame carries the sampler's context (reference §3). */
@@ -62,7 +61,6 @@ export class Profiler {
   start(): void {
     this.sampler.start();
     this.windowStart = Date.now();
-    this.running = true;
   }
 
   /** The sampler's context slot, for the context manager. */
@@ -87,13 +85,11 @@ export class Profiler {
 
   /** Ends the current window; with `last`, sampling stops for good. */
   cut(last = false): ProfileWindow | undefined {
-    if (!this.running) return undefined;
-    if (last) this.running = false;
-    const from = this.windowStart;
     const raw = this.sampler.stop(!last);
+    if (raw === undefined) return undefined;
+    const from = this.windowStart;
     const until = Date.now();
     this.windowStart = until;
-    if (raw === undefined) return undefined;
     const { types, samplingIntervalMicros, traceIdLabel } = this.options;
     return { from, until, raw, build: { intervalMicros: samplingIntervalMicros, types, traceIdLabel, spanOf: this.spanOf, sourceMapper: this.sourceMapper } };
   }
@@ -104,11 +100,7 @@ export class Profiler {
    * sampler has already been restarted; the window may be incomplete.
    */
   get lastCutStuckSampler(): number {
-    return this.running ? this.sampler.stuckAtLastStop : 0;
-  }
-
-  get isRunning(): boolean {
-    return this.running;
+    return this.sampler.stuckAtLastStop;
   }
 
   private readonly spanOf = ({ context, timestamp }: TimeProfileNodeContext): SpanLabels | undefined => {

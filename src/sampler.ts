@@ -83,10 +83,6 @@ export class Sampler {
     });
   }
 
-  get running(): boolean {
-    return this.native !== undefined;
-  }
-
   /**
    * Ends the current profile and returns the sampler's tree of it. With `restart` sampling goes
    * on into a new profile with no gap; if V8's profiler was found stuck it is torn down and

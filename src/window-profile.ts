@@ -48,7 +48,7 @@ interface Frame {
 /**
  * The CPU and wall pprof of a window, built from the sampler's tree as a generator that yields
  * every few dozen tree nodes, so the caller can spread the work over several turns of the event
- * loop (`buildSliced`) or run it through at exit (`buildNow`).
+ * loop (`runSliced`) or run it through at exit (`runNow`), slices.ts.
  *
  * What the sampler records, and what becomes of it (the same as @datadog/pprof's own serializer,
  * whose output Pyroscope's Node SDK sends, except that samples are aggregated):
@@ -190,27 +190,6 @@ export function* buildWindowProfiles(raw: TimeProfile, from: number, build: Wind
   if (withCpu) profiles.set('cpu', make(SAMPLE_TYPE_CPU, cpuSamples));
   if (withWall) profiles.set('wall', make(SAMPLE_TYPE_WALL, wallSamples));
   return profiles;
-}
-
-/** Runs a build through in one go (the exit path, where the event loop no longer turns). */
-export function buildNow<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** Runs a build in slices of at most ~`sliceMs` of the event loop each, with a turn in between. */
-export async function buildSliced<T>(steps: Generator<void, T>, sliceMs: number): Promise<T> {
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-  }
 }
 
 /**

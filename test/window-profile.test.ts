@@ -10,7 +10,8 @@ import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@data
 import type { Profile as EsmProfile } from 'pprof-format';
 import type { ProfileType } from '../src/config.js';
 import { SpanLabels } from '../src/span-link/labels.js';
-import { buildNow, buildSliced, buildWindowProfiles, type Profile, type WindowBuild } from '../src/window-profile.js';
+import { runNow, runSliced } from '../src/slices.js';
+import { buildWindowProfiles, type Profile, type WindowBuild } from '../src/window-profile.js';
 import { functionNamesOf, labelsOf } from './support/pprof-helpers.js';
 import { decodePprof } from './support/pprof-wire.js';
 import { turnsDuring } from './support/turns.js';
@@ -100,7 +101,7 @@ const EXPECTED: Record<'cpu' | 'wall', View[]> = {
 };
 
 describe('buildWindowProfiles', () => {
-  const built = () => buildNow(buildWindowProfiles(sampleTree(), FROM_MS, build()));
+  const built = () => runNow(buildWindowProfiles(sampleTree(), FROM_MS, build()));
 
   const naming: { which: 'cpu' | 'wall'; metric: string; typeIds: string[] }[] = [
     { which: 'cpu', metric: 'process_cpu', typeIds: ['process_cpu:samples:count:cpu:nanoseconds', 'process_cpu:cpu:nanoseconds:cpu:nanoseconds'] },
@@ -147,21 +148,21 @@ describe('buildWindowProfiles', () => {
     const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', span);
     const tree = window([node('route', 1, [at(labels, 1)])]);
     span.name = 'GET /orders/:id';
-    const wall = buildNow(buildWindowProfiles(tree, FROM_MS, build({ traceIdLabel: true }))).get('wall');
+    const wall = runNow(buildWindowProfiles(tree, FROM_MS, build({ traceIdLabel: true }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)).map((v) => v.labels), [{ span_id: '1111111111111111', span_name: 'GET /orders/:id', trace_id: '22222222222222222222222222222222' }]);
   });
 
   it('a sample the span rule rejects (say, after the span ended) stays in the profile, unlabelled', () => {
     const tree = window([node('late', 2, [at(spanA, 1), at(spanA, 1)])]);
-    const wall = buildNow(buildWindowProfiles(tree, FROM_MS, build({ spanOf: () => undefined }))).get('wall');
+    const wall = runNow(buildWindowProfiles(tree, FROM_MS, build({ spanOf: () => undefined }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)), [{ stack: 'late', labels: {}, values: [2, 20 * MS] }]);
   });
 
   it('weighs a sample by the mean interval the sampler achieved, within [asked, 2 × asked]', () => {
     const weight = (hits: number) => {
-      const wall = buildNow(buildWindowProfiles(window([node('f', hits)], { totalHitCount: hits }), FROM_MS, build())).get('wall');
+      const wall = runNow(buildWindowProfiles(window([node('f', hits)], { totalHitCount: hits }), FROM_MS, build())).get('wall');
       assert.ok(wall);
       return Number(roundTrip(wall).period);
     };
@@ -178,7 +179,7 @@ describe('buildWindowProfiles', () => {
     const compiled = node('compiled', 1, [at(undefined, 1)]);
     const tree = window([compiled]);
     const line = compiled.lineNumber!;
-    const wall = buildNow(buildWindowProfiles(tree, FROM_MS, build({ sourceMapper: mapper as unknown as WindowBuild['sourceMapper'] }))).get('wall');
+    const wall = runNow(buildWindowProfiles(tree, FROM_MS, build({ sourceMapper: mapper as unknown as WindowBuild['sourceMapper'] }))).get('wall');
     assert.ok(wall);
     const profile = roundTrip(wall);
     const location = profile.location[0];
@@ -197,19 +198,19 @@ describe('buildWindowProfiles', () => {
   ];
   for (const w of wanted) {
     it(`wanted ${JSON.stringify(w.wanted)} from a sampler ${w.withCpu ? 'with' : 'without'} CPU time → ${JSON.stringify(w.keys)}`, () => {
-      const out = buildNow(buildWindowProfiles({ ...sampleTree(), hasCpuTime: w.withCpu }, FROM_MS, build({ types: w.wanted })));
+      const out = runNow(buildWindowProfiles({ ...sampleTree(), hasCpuTime: w.withCpu }, FROM_MS, build({ types: w.wanted })));
       assert.deepEqual([...out.keys()].sort(), w.keys);
     });
   }
 
   it('a wall profile from a sampler without CPU time has the same samples', () => {
-    const out = buildNow(buildWindowProfiles({ ...sampleTree(), hasCpuTime: false }, FROM_MS, build({ types: ['wall'] }))).get('wall');
+    const out = runNow(buildWindowProfiles({ ...sampleTree(), hasCpuTime: false }, FROM_MS, build({ types: ['wall'] }))).get('wall');
     assert.ok(out);
     assert.deepEqual(views(roundTrip(out)), EXPECTED.wall);
   });
 
   it('an empty window yields valid, empty profiles', () => {
-    const out = buildNow(buildWindowProfiles(window([], { totalHitCount: 0 }), FROM_MS, build()));
+    const out = runNow(buildWindowProfiles(window([], { totalHitCount: 0 }), FROM_MS, build()));
     assert.equal(out.size, 2);
     for (const [which, profile] of out) {
       const decoded = roundTrip(profile);
@@ -220,8 +221,8 @@ describe('buildWindowProfiles', () => {
 
   it('built in slices, with turns of the event loop in between, it makes the same profiles', async () => {
     const wide = () => window(Array.from({ length: 2000 }, (_, i) => node(`f${i}`, 1, [at(i % 2 ? spanA : undefined, 1)])));
-    const { result: sliced, turns } = await turnsDuring(() => buildSliced(buildWindowProfiles(wide(), FROM_MS, build()), 0));
-    const whole = buildNow(buildWindowProfiles(wide(), FROM_MS, build()));
+    const { result: sliced, turns } = await turnsDuring(() => runSliced(buildWindowProfiles(wide(), FROM_MS, build()), 0));
+    const whole = runNow(buildWindowProfiles(wide(), FROM_MS, build()));
     assert.ok(turns >= 2000 / 64 - 1, `the event loop turned ${turns} times during the build`);
     for (const type of ['cpu', 'wall'] as const) assert.deepEqual(views(roundTrip(sliced.get(type)!)), views(roundTrip(whole.get(type)!)), type);
   });

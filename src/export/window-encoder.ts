@@ -1,15 +1,15 @@
 import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { nodeZlib } from '../builtins.js';
 import type { ProfileType } from '../config.js';
-import { encodeSliced } from '../pprof-encode.js';
+import { encodeInSteps } from '../pprof-encode.js';
 import type { ProfileWindow } from '../profiler.js';
-import { buildNow, buildSliced, buildWindowProfiles } from '../window-profile.js';
+import { nextTurn, runNow, runSliced } from '../slices.js';
+import { buildWindowProfiles } from '../window-profile.js';
 
 /** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
 const GZIP = { level: 1 };
 /** Longest stretch of the event loop a window's pprof build or encoding takes before letting the app run. */
 const SLICE_MS = 2;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const gzipAsync = (data: Uint8Array) =>
   new Promise<Buffer>((resolve, reject) => nodeZlib().gzip(data, GZIP, (error, out) => (error ? reject(error) : resolve(out))));
 
@@ -91,19 +91,19 @@ const WARM_UP: ProfileWindow = {
  */
 async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
   await nextTurn();
-  const profiles = await buildSliced(buildWindowProfiles(window.raw, window.from, window.build), SLICE_MS);
+  const profiles = await runSliced(buildWindowProfiles(window.raw, window.from, window.build), SLICE_MS);
   const out: EncodedProfile[] = [];
   for (const [type, profile] of profiles) {
     if (profile.sample.length === 0) continue;
     await nextTurn();
-    out.push({ type, body: await gzipAsync(await encodeSliced(profile, SLICE_MS)) });
+    out.push({ type, body: await gzipAsync(await runSliced(encodeInSteps(profile), SLICE_MS)) });
   }
   return out;
 }
 
 export function encodeSync(window: ProfileWindow): EncodedProfile[] {
   const out: EncodedProfile[] = [];
-  for (const [type, profile] of buildNow(buildWindowProfiles(window.raw, window.from, window.build))) {
+  for (const [type, profile] of runNow(buildWindowProfiles(window.raw, window.from, window.build))) {
     if (profile.sample.length === 0) continue;
     out.push({ type, body: nodeZlib().gzipSync(profile.encode(), GZIP) });
   }
