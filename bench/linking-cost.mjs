@@ -1,13 +1,15 @@
 // Linking's cost per request: `node bench/linking-cost.mjs [--rounds N]` (needs `npm run build`).
 //
-// A request-shaped span workload — a root span entered twice from outside it (as the http
-// instrumentation does: the request handler, then the response's end), one child span per entry —
-// runs in a fresh process per mode, the sampler running in each, with thread CPU time measured
-// per iteration (5 × 100 000 after a warm-up of 100 000). Modes, cheapest first:
+// Two request-shaped span workloads — a root span's context entered twice from outside it (as the
+// http instrumentation does: the request handler, then the response's events), and with express
+// also one child span entered per entry (middleware) — run in a fresh process per shape and mode,
+// the sampler running in each, with thread CPU time measured per iteration (5 × 100 000 after a
+// warm-up of 100 000). Modes, cheapest first:
 //   otel    OTel's own AsyncLocalStorage context manager, no span processor of ours;
 //   labels  our span processor and context manager, with a sampler slot that does nothing
 //           (span labels, pyroscope.profile.id, the lookups in with());
-//   linked  the same, entering the sampler's frames (a @datadog/pprof holder per span change).
+//   linked  the same, the sampler reading the labels (a @datadog/pprof holder per labelled context
+//           entered, or the global slot written at each change without AsyncContextFrame).
 // Prints µs per iteration, median (min–max) over rounds, and what each mode adds to `otel`.
 // Throughput benchmarks cannot resolve a cost this size (their run-to-run spread is ±8% here).
 import { execFileSync } from 'node:child_process';
@@ -18,23 +20,33 @@ import { render, signed, spread } from './lib/table.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODES = ['otel', 'labels', 'linked'];
+const SHAPES = ['http', 'express'];
 const ITERATIONS = 100_000;
 const REPEATS = 5;
 
-async function measure(mode) {
+async function measure(mode, shape) {
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist/src', file)).href);
   const { otelApi, otelContextAsyncHooks, otelSdkTrace } = await dist('vendor.js');
   const { Profiler } = await dist('profiler.js');
   const { LabelRegistry } = await dist('span-link/labels.js');
   const { SpanLinkProcessor } = await dist('span-link/processor.js');
-  const { LinkingContextManager } = await dist('span-link/context.js');
+  const { FrameLinkingContextManager } = await dist('span-link/frame-context.js');
+  const { GlobalSlotContextManager } = await dist('span-link/slot-context.js');
   const { trace, context, ROOT_CONTEXT } = otelApi();
 
   const profiler = new Profiler({ types: ['cpu', 'wall'], samplingIntervalMicros: 10_000, flushIntervalMs: 15_000, traceIdLabel: false });
   profiler.start();
   const registry = new LabelRegistry();
-  const inert = { set() {}, runWith: (_labels, fn) => fn() };
-  const manager = mode === 'otel' ? new (otelContextAsyncHooks().AsyncLocalStorageContextManager)() : new LinkingContextManager(registry, mode === 'linked' ? profiler.sink : inert, profiler.frameCarriesContext);
+  // `labels`: the sampler's slot stands in but holds nothing (no holders, no global writes).
+  const frame = profiler.frameSlot;
+  const frameSlot = frame && (mode === 'linked' ? frame : { key: frame.key, holder: () => undefined });
+  const globalSlot = mode === 'linked' ? profiler.globalSlot : { set() {} };
+  const manager =
+    mode === 'otel'
+      ? new (otelContextAsyncHooks().AsyncLocalStorageContextManager)()
+      : frameSlot
+        ? new FrameLinkingContextManager(registry, frameSlot)
+        : new GlobalSlotContextManager(registry, globalSlot);
   context.setGlobalContextManager(manager.enable());
   const spanProcessors = mode === 'otel' ? [] : [new SpanLinkProcessor(registry, 'root')];
   const tracer = new (otelSdkTrace().TracerProvider)({ spanProcessors }).getTracer('linking-cost');
@@ -44,6 +56,7 @@ async function measure(mode) {
     const entered = trace.setSpan(ROOT_CONTEXT, span);
     for (let entry = 0; entry < 2; entry++) {
       context.with(entered, () => {
+        if (shape !== 'express') return;
         const child = tracer.startSpan('middleware', undefined, context.active());
         context.with(trace.setSpan(context.active(), child), () => child.end());
       });
@@ -67,7 +80,7 @@ async function measure(mode) {
 
 const modeArg = process.argv.indexOf('--mode');
 if (modeArg > 0) {
-  process.stdout.write(`${JSON.stringify(await measure(process.argv[modeArg + 1]))}\n`);
+  process.stdout.write(`${JSON.stringify(await measure(process.argv[modeArg + 1], process.argv[process.argv.indexOf('--shape') + 1]))}\n`);
 } else {
   const roundsArg = process.argv.indexOf('--rounds');
   const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
@@ -75,17 +88,20 @@ if (modeArg > 0) {
     process.stderr.write('usage: node bench/linking-cost.mjs [--rounds N (default 3)]\n');
     process.exit(2);
   }
-  const perMode = Object.fromEntries(MODES.map((m) => [m, []]));
-  for (let round = 0; round < rounds; round++) {
+  const rows = [];
+  for (const shape of SHAPES) {
+    const perMode = Object.fromEntries(MODES.map((m) => [m, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of MODES) {
+        const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--mode', mode, '--shape', shape], { encoding: 'utf8' });
+        perMode[mode].push(median(JSON.parse(out)));
+      }
+    }
+    const base = median(perMode.otel);
     for (const mode of MODES) {
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--mode', mode], { encoding: 'utf8' });
-      perMode[mode].push(median(JSON.parse(out)));
+      const stat = summary(perMode[mode]);
+      rows.push([shape, mode, spread(stat, 2), signed(stat.median - base, 2)]);
     }
   }
-  const base = median(perMode.otel);
-  const rows = MODES.map((mode) => {
-    const stat = summary(perMode[mode]);
-    return [mode, spread(stat, 2), signed(stat.median - base, 2)];
-  });
-  process.stdout.write(`${render(`linking cost — Node ${process.version}, µs of thread CPU per request-shaped iteration; median (min–max) over ${rounds} round(s), a fresh process per mode`, ['mode', 'µs per iteration', 'added to otel'], rows)}\n`);
+  process.stdout.write(`${render(`linking cost — Node ${process.version}, µs of thread CPU per request-shaped iteration; median (min–max) over ${rounds} round(s), a fresh process per shape and mode`, ['shape', 'mode', 'µs per iteration', 'added to otel'], rows)}\n`);
 }

@@ -11,9 +11,10 @@ import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
 import { Profiler } from './profiler.js';
 import { installShutdown } from './shutdown.js';
-import { LinkingContextManager } from './span-link/context.js';
+import { FrameLinkingContextManager } from './span-link/frame-context.js';
 import { LabelRegistry } from './span-link/labels.js';
 import { SpanLinkProcessor } from './span-link/processor.js';
+import { GlobalSlotContextManager } from './span-link/slot-context.js';
 import type { Started } from './start.js';
 import { startTracing, type Tracing } from './tracing.js';
 
@@ -62,7 +63,8 @@ export function boot(config: Config, log: Logger): Started {
       if (profiler?.linksSamples) {
         const registry = new LabelRegistry();
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
-        contextManager = new LinkingContextManager(registry, profiler.sink, profiler.frameCarriesContext);
+        const frameSlot = profiler.frameSlot;
+        contextManager = frameSlot ? new FrameLinkingContextManager(registry, frameSlot) : new GlobalSlotContextManager(registry, profiler.globalSlot);
       }
       tracing = startTracing({ config, destination, log, linkProcessor, contextManager, appDirs: appDirs(process.argv, process.cwd()) });
     } catch (error) {

@@ -3,7 +3,8 @@ import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemap
 import type { TimeProfile, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
 import type { ProfileType } from './config.js';
 import { Sampler } from './sampler.js';
-import type { LabelSink } from './span-link/context.js';
+import type { FrameSlot } from './span-link/frame-context.js';
+import type { GlobalSlot } from './span-link/slot-context.js';
 import { mayHaveSourceMaps } from './source-map-scan.js';
 import { SpanLabels } from './span-link/labels.js';
 import type { WindowBuild } from './window-profile.js';
@@ -63,11 +64,14 @@ export class Profiler {
     this.windowStart = Date.now();
   }
 
-  /** The sampler's context slot, for the context manager. */
-  readonly sink: LabelSink = {
-    set: (labels) => this.sampler.set(labels),
-    runWith: (labels, fn) => this.sampler.run(labels, fn),
-  };
+  /** The sampler's context slot in the async frame, for the linking context manager (AsyncContextFrame only). */
+  get frameSlot(): FrameSlot | undefined {
+    const key = this.sampler.frameKey;
+    return key === undefined ? undefined : { key, holder: (labels) => this.sampler.holder(labels) };
+  }
+
+  /** The sampler's one global context slot, for the linking context manager (no AsyncContextFrame). */
+  readonly globalSlot: GlobalSlot = { set: (labels) => this.sampler.set(labels) };
 
   /**
    * Maps compiled JavaScript frames back to their sources (TypeScript file and line) from the

@@ -43,8 +43,12 @@ export interface SamplerOptions {
 /** One running sampler: start once, cut with `stop(true)`, end with `stop(false)`. */
 export class Sampler {
   private native: NativeTimeProfiler | undefined;
-  /** The async-frame key the native side looks its holder up under; `run` enters a frame with it. */
-  private readonly frameKey: AsyncLocalStorage<object> | undefined;
+  /**
+   * The async-frame key the native side looks its holder up under (AsyncContextFrame only). The
+   * linking context manager keeps its whole store under it (span-link/frame-context.ts), so it
+   * outlives the sampler: not disabled when sampling ends.
+   */
+  readonly frameKey: AsyncLocalStorage<object> | undefined;
   private stuck = 0;
 
   constructor(private readonly options: SamplerOptions) {
@@ -102,7 +106,6 @@ export class Sampler {
       this.stuck = 0;
       native.dispose();
       this.native = undefined;
-      this.frameKey?.disable();
     }
     return profile;
   }
@@ -117,10 +120,11 @@ export class Sampler {
     if (this.native !== undefined) this.native.context = value;
   }
 
-  /** Runs `fn` in a new async frame whose slot holds `value`; the previous frame is current again after. */
-  run<T>(value: object | undefined, fn: () => T): T {
-    const native = this.native;
-    if (native === undefined || this.frameKey === undefined) return fn();
-    return this.frameKey.run(native.createContextHolder(value), fn);
+  /**
+   * An object the sampler reads `value` from when it finds it in an async frame under `frameKey`;
+   * undefined while the sampler is not running (there is no native profiler to make it).
+   */
+  holder(value: object): object | undefined {
+    return this.frameKey === undefined ? undefined : this.native?.createContextHolder(value);
   }
 }

@@ -6,16 +6,13 @@
  * span of the request that ran it.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
-import { type Child, fixture, repoRoot, runCli, runNode } from './support/child.js';
+import { type Child, fixture, NODE22, NODE26, runCli, runNode } from './support/child.js';
 import { assertLinked, attribution, cpuIngests, serverSpans } from './support/linking.js';
 import { load } from './support/load.js';
 import { startReceiver } from './support/receiver.js';
 
 const SERVICE = 'e2e-shop';
-const NODE22 = path.join(repoRoot, 'node_modules/node22/bin/node');
-const NODE26 = path.join(repoRoot, 'node_modules/node26/bin/node');
 const ESM_APP = fixture('apps/server.mjs');
 const CJS_APP = fixture('apps/server.cjs');
 /** "type": "module" package, .js entry, express loaded by a top-level-awaited dynamic import(). */

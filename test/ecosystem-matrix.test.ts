@@ -9,14 +9,13 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { signalExitCode } from '../src/cli/signals.js';
-import { Child, childEnv, cliPath, fixture, registerPath, repoRoot, runCli, runNode } from './support/child.js';
+import { Child, childEnv, cliPath, fixture, NODE20, registerPath, repoRoot, runCli, runNode } from './support/child.js';
 import { load } from './support/load.js';
 import { pid1Of, pidNamespaceUnavailable, UNSHARE_ARGS } from './support/pid-namespace.js';
 import { readRecording } from './support/read-recording.js';
 import { scratchDirs } from './support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-matrix-');
-const NODE20 = path.join(repoRoot, 'node_modules/node20/bin/node');
 const OTEL_AND_EXIT = fixture('ecosystem/otel-and-exit.mjs');
 const APP_EXIT_CODE = 7;
 

@@ -1,4 +1,8 @@
+import type { Context } from '@opentelemetry/api';
+import { otelApi } from '../vendor.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from '../wire.js';
+
+const { trace } = otelApi();
 
 /** The part of a span we read: its name can change until it ends (an HTTP span learns its route). */
 interface NamedSpan {
@@ -70,5 +74,11 @@ export class LabelRegistry {
 
   set(span: object, labels: SpanLabels): void {
     (span as Record<symbol, SpanLabels | undefined>)[this.key] = labels;
+  }
+
+  /** The labels of code running in `context`: those of its span, if we labelled it. */
+  of(context: Context): SpanLabels | undefined {
+    const span = trace.getSpan(context);
+    return span === undefined ? undefined : this.get(span);
   }
 }

@@ -8,6 +8,10 @@ export const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../../../.
 export const registerPath = path.join(repoRoot, 'dist/register.js');
 export const cliPath = path.join(repoRoot, 'dist/bin/pyro-run.js');
 export const fixture = (...parts: string[]) => path.join(repoRoot, 'test/fixtures', ...parts);
+/** The other Node majors, from devDependencies (the tests themselves run on Node 24). */
+export const NODE20 = path.join(repoRoot, 'node_modules/node20/bin/node');
+export const NODE22 = path.join(repoRoot, 'node_modules/node22/bin/node');
+export const NODE26 = path.join(repoRoot, 'node_modules/node26/bin/node');
 
 type Stream = 'stdout' | 'stderr';
 
