@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { encodeInSteps } from '../src/pprof-encode.js';
+import { pprofFormat } from '../src/pprof-format.js';
 import { runNow, runSliced } from '../src/slices.js';
 import { SpanLabels } from '../src/span-link/labels.js';
 import { buildWindowProfiles } from '../src/window-profile.js';
@@ -30,7 +31,7 @@ function profiles(n: number) {
   return runNow(buildWindowProfiles(raw, 1_700_000_000_000, { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: (c) => (c.context === span ? span : undefined), traceIdLabel: true }));
 }
 
-for (const n of [0, 1, 127, 128, 129, 3000]) {
+for (const n of [0, 1, 31, 32, 33, 3000]) {
   it(`${n} samples: the same bytes as encode(), and they decode`, async () => {
     for (const [type, profile] of profiles(n)) {
       const sliced = await runSliced(encodeInSteps(profile), 2);
@@ -40,9 +41,33 @@ for (const n of [0, 1, 127, 128, 129, 3000]) {
   });
 }
 
-it('lets the event loop turn between slices', async () => {
+it('lets the event loop turn between slices of samples, of locations and of functions', async () => {
   const wall = profiles(3000).get('wall');
   assert.ok(wall);
+  // 3000 samples, and as many locations and functions (one leaf function each).
+  assert.equal(wall.location.length, 3000);
+  assert.equal(wall.function.length, 3000);
   const { turns } = await turnsDuring(() => runSliced(encodeInSteps(wall), 0));
-  assert.ok(turns >= 3000 / 128 - 1, `the event loop turned ${turns} times`);
+  const steps = Math.ceil(3000 / 32) + 2 * Math.ceil(3000 / 64);
+  assert.ok(turns >= steps - 1, `the event loop turned ${turns} times for ${steps} steps`);
+});
+
+it('deep stacks, values past 2^32, zeros, numeric labels, and a negative value: the same bytes as encode()', async () => {
+  const { Profile, Sample, Label, ValueType, StringTable } = pprofFormat();
+  const strings = new StringTable();
+  const key = strings.dedup('span_id');
+  const str = strings.dedup('00f067aa0ba902b7');
+  const make = (value: number[]) =>
+    new Profile({
+      sampleType: [new ValueType({ type: strings.dedup('samples'), unit: strings.dedup('count') })],
+      sample: [
+        new Sample({ locationId: Array.from({ length: 120 }, (_, i) => i * 977 + 1), value, label: [new Label({ key, str })] }),
+        new Sample({ locationId: [1, 0, 2 ** 40], value: [0, 0], label: [new Label({ key, num: 3, numUnit: str }), new Label({ key, str: 0 })] }),
+      ],
+      stringTable: strings,
+    });
+  for (const value of [[1, 15_000_000_000], [2 ** 53 - 1, 127], [-1, 5]]) {
+    const profile = make(value);
+    assert.deepEqual(await runSliced(encodeInSteps(profile), 2), profile.encode(), `values ${value.join(', ')}`);
+  }
 });

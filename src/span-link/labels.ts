@@ -2,8 +2,6 @@ import type { Context } from '@opentelemetry/api';
 import { otelApi } from '../vendor.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from '../wire.js';
 
-const { trace } = otelApi();
-
 /** The part of a span we read: its name can change until it ends (an HTTP span learns its route). */
 interface NamedSpan {
   readonly name: string;
@@ -78,7 +76,8 @@ export class LabelRegistry {
 
   /** The labels of code running in `context`: those of its span, if we labelled it. */
   of(context: Context): SpanLabels | undefined {
-    const span = trace.getSpan(context);
+    // The API through its getter: the profiler imports this module where no tracing runs.
+    const span = otelApi().trace.getSpan(context);
     return span === undefined ? undefined : this.get(span);
   }
 }
