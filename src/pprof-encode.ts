@@ -10,11 +10,11 @@ const ENTRIES_PER_STEP = 64;
  * locations and functions are most of a window's work (a busy 15 s window on the express app:
  * ~1 300 samples of stacks 40–100 deep, ~1 000 locations and functions). Under load, and cold in
  * the first window, 128 samples took 2–5 ms: a step is 32 samples, or 64 locations or functions,
- * and costs no measurable CPU over bigger ones. Protobuf merges concatenated messages and appends their repeated
- * fields, so the profile is encoded in parts, each a profile of only some of the fields, in the
- * order `encode()` writes them: sample types, the samples a step at a time, mappings, the
- * locations and then the functions a step at a time, and a tail (strings, times, period). The
- * bytes are exactly those `encode()` writes.
+ * and costs no measurable CPU over bigger ones. Protobuf merges concatenated messages and appends
+ * their repeated fields, so the profile is encoded in parts, each a profile of only some of the
+ * fields, in the order `encode()` writes them: sample types, the samples a step at a time,
+ * mappings, the locations and then the functions a step at a time, and a tail (strings, times,
+ * period). The bytes are exactly those `encode()` writes.
  */
 export function* encodeInSteps(profile: Profile): Generator<void, Uint8Array> {
   const pf = pprofFormat();
@@ -50,9 +50,10 @@ const LABEL_FIELDS = [(1 << 3) | 0, (2 << 3) | 0, (3 << 3) | 0, (4 << 3) | 0] as
 
 /**
  * The samples as `Profile.encode()` writes them (field 2 of the profile, one message each), without
- * pprof-format's per-number allocations: a sample's stack is 40–100 location IDs, and pprof-format
- * took ~2–4 ms per 32 samples in a cold first window under load. Non-negative safe integers only
- * (our counts, nanoseconds and IDs); anything else is left to pprof-format (undefined).
+ * pprof-format's two arrays per number measured or written: a sample's stack is 40–100 location
+ * IDs, and pprof-format took ~2–4 ms per 32 samples in a cold first window under load (~3× this
+ * warm). Non-negative safe integers only (our counts, nanoseconds and IDs); anything else is left
+ * to pprof-format (undefined).
  */
 function encodeSamples(samples: readonly Sample[]): Uint8Array | undefined {
   let total = 0;

@@ -13,7 +13,7 @@ import type { Behaviour, Receiver } from '../../support/receiver.js';
 import { startReceiver } from '../../support/receiver.js';
 import { type RunningApp, startApp, steadyLoad, stop, warnings } from './app.js';
 
-export type PhaseName = 'healthy' | '500' | 'hang';
+export type PhaseName = 'healthy' | '500' | 'hang' | 'settle';
 
 export interface SoakOptions {
   durationMs: number;
@@ -23,6 +23,11 @@ export interface SoakOptions {
   phases: [PhaseName, number][];
   /** Rows before this are warm-up: excluded from the trend. */
   warmupMs: number;
+  /**
+   * After the phases, the backend stays healthy, under the same load, until the backlog has gone
+   * (see settled), for at most this long. Retries back off up to 30 s, so ≥ 40 s.
+   */
+  settleMs: number;
   concurrency?: number;
   onRow?: (row: SoakRow) => void;
 }
@@ -58,7 +63,9 @@ export interface Trend {
 
 export interface SoakResult {
   rows: SoakRow[];
-  trends: Record<'rssMb' | 'liveHeapMb' | 'outsideHeapMb' | 'outsideHeapFloorMb' | 'fds' | 'handles', Trend>;
+  trends: Record<'rssMb' | 'liveHeapMb' | 'outsideHeapMb' | 'fds' | 'handles', Trend>;
+  /** Memory outside the heap from the settled state before the first outage to the one at the end. */
+  outsideHeapGrowth: Growth;
   requests: number;
   /** Healthy phases (after the first) in which nothing was stored: uploads did not resume. */
   healthyPhasesWithoutDelivery: number;
@@ -106,29 +113,48 @@ function trend(rows: readonly SoakRow[], pick: (r: SoakRow) => number): Trend {
   };
 }
 
-/**
- * Memory outside the heap is a sawtooth: request bodies queue up while the backend is down and go
- * when it recovers (the queue's cap is tested on its own, test/faults/memory.test.ts). Its slope
- * over all rows depends on where the run ends in the cycle (±4 MB/min between runs of the same
- * code), so a leak is judged on the floor instead: the lowest value of each healthy phase once its
- * backlog has had a row to drain (phases of one row are skipped). A leak raises every floor.
- */
-export function healthyFloors(rows: readonly SoakRow[], pick: (r: SoakRow) => number): SoakRow[] {
-  const floors: SoakRow[] = [];
-  let run: SoakRow[] = [];
-  const close = () => {
-    if (run.length >= 2) floors.push(run.reduce((low, r) => (pick(r) < pick(low) ? r : low)));
-    run = [];
-  };
-  for (const row of rows) {
-    if (row.phase === 'healthy') run.push(row);
-    else close();
-  }
-  close();
-  return floors;
+export interface Growth {
+  perMinute: number;
+  /** The settled readings compared, MB, and when (s). */
+  from: { t: number; mb: number };
+  to: { t: number; mb: number };
 }
 
-const BEHAVIOUR: Record<PhaseName, Behaviour | undefined> = { healthy: undefined, '500': { status: 500 }, hang: { hang: true } };
+/**
+ * Memory outside the heap is a sawtooth: request bodies queue while the backend is down and leave
+ * when it recovers (the queue's cap is tested on its own, test/faults/memory.test.ts), and retries
+ * back off up to 30 s, so a healthy phase of a few rows may end before its backlog went. Its slope
+ * over all rows depends on where the run ends in the cycle (−2 to +4 MB/min between runs of the
+ * same code), so a leak is judged between two settled states instead: the lowest reading before
+ * the first outage (its first row, start-up, left out) and the lowest of the settle rows at the
+ * end. A leak raises the second.
+ */
+export function outsideHeapGrowth(rows: readonly SoakRow[]): Growth {
+  const firstOutage = rows.findIndex((r) => r.phase !== 'healthy');
+  const before = rows.slice(1, firstOutage < 0 ? rows.length : firstOutage);
+  const settled = rows.filter((r) => r.phase === 'settle');
+  const lowest = (of: readonly SoakRow[]) => of.reduce((low, r) => (r.outsideHeapMb < low.outsideHeapMb ? r : low));
+  if (before.length === 0 || settled.length === 0) throw new Error('outsideHeapGrowth needs healthy rows before the first outage and settle rows');
+  const from = lowest(before);
+  const to = lowest(settled);
+  return {
+    perMinute: (to.outsideHeapMb - from.outsideHeapMb) / ((to.t - from.t) / 60),
+    from: { t: from.t, mb: from.outsideHeapMb },
+    to: { t: to.t, mb: to.outsideHeapMb },
+  };
+}
+
+/**
+ * Whether the settle can stop: the backend has taken requests in each of the last two rows (the
+ * retries fired) and the last one no longer lowered memory outside the heap (the backlog is gone).
+ */
+export function settled(rows: readonly SoakRow[]): boolean {
+  const [previous, last] = rows.slice(-2);
+  if (previous === undefined || last === undefined) return false;
+  return previous.stored > 0 && last.stored > 0 && last.outsideHeapMb >= previous.outsideHeapMb - 0.5;
+}
+
+const BEHAVIOUR: Record<PhaseName, Behaviour | undefined> = { healthy: undefined, '500': { status: 500 }, hang: { hang: true }, settle: undefined };
 
 function phaseAt(options: SoakOptions, elapsedMs: number): PhaseName {
   const cycle = options.phases.reduce((sum, [, ms]) => sum + ms, 0);
@@ -175,26 +201,23 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
     const began = Date.now();
     let phase: PhaseName | undefined;
     const phaseLog: { name: PhaseName; from: number; until: number }[] = [];
-    while (Date.now() - began < options.durationMs) {
+    const enter = (name: PhaseName, at: number) => {
+      receiver!.setBehaviour('ingest', BEHAVIOUR[name]);
+      receiver!.setBehaviour('traces', BEHAVIOUR[name]);
+      phaseLog.at(-1) && (phaseLog.at(-1)!.until = at);
+      phaseLog.push({ name, from: at, until: Number.POSITIVE_INFINITY });
+    };
+    const measureRow = async (name: PhaseName): Promise<SoakRow> => {
       const rowStart = Date.now();
-      const now = phaseAt(options, rowStart - began);
-      if (now !== phase) {
-        phase = now;
-        receiver.setBehaviour('ingest', BEHAVIOUR[now]);
-        receiver.setBehaviour('traces', BEHAVIOUR[now]);
-        phaseLog.at(-1) && (phaseLog.at(-1)!.until = rowStart);
-        phaseLog.push({ name: now, from: rowStart, until: Number.POSITIVE_INFINITY });
-      }
-      const load = await steadyLoad(app.base, { durationMs: options.rowMs, concurrency: options.concurrency ?? 2 });
+      const load = await steadyLoad(app!.base, { durationMs: options.rowMs, concurrency: options.concurrency ?? 2 });
       requests += load.requests;
-      const live = (await (await fetch(`${app.base}/memory?gc=1`)).json()) as { heapUsed: number; external: number; arrayBuffers: number };
+      const live = (await (await fetch(`${app!.base}/memory?gc=1`)).json()) as { heapUsed: number; external: number; arrayBuffers: number };
       const rowEnd = Date.now();
       const probes = readProbe(probeFile).filter((p) => p.t > rowStart && p.t <= rowEnd);
       const last = probes.at(-1);
-      const r = receiver;
       const row: SoakRow = {
         t: Math.round((rowEnd - began) / 1000),
-        phase: now,
+        phase: name,
         reqPerSec: Math.round(load.throughput),
         p99Ms: Math.round(load.p99 * 10) / 10,
         rssMb: Math.round(((last?.rss ?? Number.NaN) / MB) * 10) / 10,
@@ -204,11 +227,24 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
         handles: last?.handles ?? Number.NaN,
         loopP99Ms: Math.round(Math.max(0, ...probes.map((p) => p.loopP99Ms)) * 10) / 10,
         loopMaxMs: Math.round(Math.max(0, ...probes.map((p) => p.loopMaxMs)) * 10) / 10,
-        stored: r.requests.filter((q) => q.outcome === 'stored' && q.receivedAt > rowStart && q.receivedAt <= rowEnd).length,
+        stored: receiver!.requests.filter((q) => q.outcome === 'stored' && q.receivedAt > rowStart && q.receivedAt <= rowEnd).length,
       };
       rows.push(row);
       options.onRow?.(row);
+      return row;
+    };
+    while (Date.now() - began < options.durationMs) {
+      const now = phaseAt(options, Date.now() - began);
+      if (now !== phase) {
+        phase = now;
+        enter(now, Date.now());
+      }
+      await measureRow(now);
     }
+    enter('settle', Date.now());
+    const settleFrom = Date.now();
+    const settleRows: SoakRow[] = [];
+    while (Date.now() - settleFrom < options.settleMs && !settled(settleRows)) settleRows.push(await measureRow('settle'));
     phaseLog.at(-1)!.until = Date.now();
 
     const stopped = await stop(app, 'SIGTERM', 30_000);
@@ -223,10 +259,10 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
         rssMb: trend(after, (r) => r.rssMb),
         liveHeapMb: trend(after, (r) => r.liveHeapMb),
         outsideHeapMb: trend(after, (r) => r.outsideHeapMb),
-        outsideHeapFloorMb: trend(healthyFloors(after, (r) => r.outsideHeapMb), (r) => r.outsideHeapMb),
         fds: trend(after, (r) => r.fds),
         handles: trend(after, (r) => r.handles),
       },
+      outsideHeapGrowth: outsideHeapGrowth(rows),
       requests,
       healthyPhases: healthy.length,
       healthyPhasesWithoutDelivery: healthy.filter((p) => !stored.some((q) => q.receivedAt >= p.from && q.receivedAt < p.until)).length,
