@@ -4,12 +4,13 @@
 // http instrumentation does: the request handler, then the response's events), and with express
 // also one child span entered per entry (middleware) — run in a fresh process per shape and mode,
 // the sampler running in each, with thread CPU time measured per iteration (5 × 100 000 after a
-// warm-up of 100 000). Modes, cheapest first:
+// warm-up of 100 000, 16 per turn of the event loop). Modes, cheapest first:
 //   otel    OTel's own AsyncLocalStorage context manager, no span processor of ours;
 //   labels  our span processor and context manager, with a sampler slot that does nothing
 //           (span labels, pyroscope.profile.id, the lookups in with());
-//   linked  the same, the sampler reading the labels (a @datadog/pprof holder per labelled context
-//           entered, or the global slot written at each change without AsyncContextFrame).
+//   linked  the same, the sampler reading the labels (a @datadog/pprof holder per labelled root
+//           span and its frame key set when the labels change, or the global slot written at each
+//           change without AsyncContextFrame).
 // Prints µs per iteration, median (min–max) over rounds, and what each mode adds to `otel`.
 // Throughput benchmarks cannot resolve a cost this size (their run-to-run spread is ±8% here).
 import { execFileSync } from 'node:child_process';
@@ -23,6 +24,8 @@ const MODES = ['otel', 'labels', 'linked'];
 const SHAPES = ['http', 'express'];
 const ITERATIONS = 100_000;
 const REPEATS = 5;
+/** Requests per turn of the event loop. */
+const PER_TURN = 16;
 
 async function measure(mode, shape) {
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist/src', file)).href);
@@ -63,14 +66,20 @@ async function measure(mode, shape) {
     }
     span.end();
   };
-  const run = () => {
-    for (let i = 0; i < ITERATIONS; i++) request();
+  // A few requests per turn of the event loop, as a server runs them: V8 keeps what a WeakRef
+  // handed out alive until the current job ends, so one long synchronous loop would keep every
+  // request's objects to its end.
+  const run = async () => {
+    for (let i = 0; i < ITERATIONS; i += PER_TURN) {
+      for (let j = 0; j < PER_TURN; j++) request();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   };
-  run();
+  await run();
   const micros = [];
   for (let r = 0; r < REPEATS; r++) {
     const before = process.threadCpuUsage();
-    run();
+    await run();
     const spent = process.threadCpuUsage(before);
     micros.push((spent.user + spent.system) / ITERATIONS);
   }

@@ -45,14 +45,14 @@ export class Sampler {
   private native: NativeTimeProfiler | undefined;
   /**
    * The async-frame key the native side looks its holder up under (AsyncContextFrame only). The
-   * linking context manager keeps its whole store under it (span-link/frame-context.ts), so it
-   * outlives the sampler: not disabled when sampling ends.
+   * linking context manager keeps it pointing at the holder of the active span's labels
+   * (span-link/frame-context.ts); it stays usable after sampling ends.
    */
-  readonly frameKey: AsyncLocalStorage<object> | undefined;
+  readonly frameKey: AsyncLocalStorage<object | undefined> | undefined;
   private stuck = 0;
 
   constructor(private readonly options: SamplerOptions) {
-    this.frameKey = options.useFrame ? new AsyncLocalStorage<object>() : undefined;
+    this.frameKey = options.useFrame ? new AsyncLocalStorage<object | undefined>() : undefined;
   }
 
   start(): void {

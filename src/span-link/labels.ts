@@ -18,6 +18,11 @@ export class SpanLabels {
   private finalName = '';
   /** When the span ended, epoch microseconds (the sampler's sample clock); undefined while it runs. */
   endedAtMicros: number | undefined;
+  /**
+   * The sampler's holder of these labels while the span runs (span-link/frame-context.ts), held
+   * weakly: the holder holds the labels strongly, from a native global handle.
+   */
+  frameHolder: WeakRef<object> | undefined = undefined;
 
   constructor(
     readonly spanId: string,
