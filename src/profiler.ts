@@ -21,6 +21,8 @@ export interface ProfileWindow {
   /** The sampler's tree as it came out; turned into pprof when encoded (window-profile.ts). */
   raw: TimeProfile;
   build: WindowBuild;
+  /** How long the cut held the event loop (the sampler's stop and restart), milliseconds. */
+  cutMs: number;
 }
 
 export interface ProfilerOptions {
@@ -89,13 +91,15 @@ export class Profiler {
 
   /** Ends the current window; with `last`, sampling stops for good. */
   cut(last = false): ProfileWindow | undefined {
+    const started = performance.now();
     const raw = this.sampler.stop(!last);
     if (raw === undefined) return undefined;
+    const cutMs = performance.now() - started;
     const from = this.windowStart;
     const until = Date.now();
     this.windowStart = until;
     const { types, samplingIntervalMicros, traceIdLabel } = this.options;
-    return { from, until, raw, build: { intervalMicros: samplingIntervalMicros, types, traceIdLabel, spanOf: this.spanOf, sourceMapper: this.sourceMapper } };
+    return { from, until, raw, cutMs, build: { intervalMicros: samplingIntervalMicros, types, traceIdLabel, spanOf: this.spanOf, sourceMapper: this.sourceMapper } };
   }
 
   /**

@@ -15,13 +15,32 @@ export function runNow<T>(steps: Generator<void, T>): T {
   }
 }
 
-/** Runs `steps` in slices of at most ~`sliceMs` of the event loop each, with a turn in between. */
-export async function runSliced<T>(steps: Generator<void, T>, sliceMs: number): Promise<T> {
+/** What a sliced run held the event loop for: how many slices, and the longest of them. */
+export interface SliceStats {
+  slices: number;
+  longestMs: number;
+}
+
+/**
+ * Runs `steps` in slices of at most ~`sliceMs` of the event loop each, with a turn in between; a
+ * slice ends after the step that crosses `sliceMs`. With `stats`, each slice is counted into it.
+ */
+export async function runSliced<T>(steps: Generator<void, T>, sliceMs: number, stats?: SliceStats): Promise<T> {
   let sliceStart = performance.now();
+  const endSlice = (now: number) => {
+    if (stats === undefined) return;
+    stats.slices += 1;
+    stats.longestMs = Math.max(stats.longestMs, now - sliceStart);
+  };
   for (;;) {
     const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart >= sliceMs) {
+    if (step.done) {
+      endSlice(performance.now());
+      return step.value;
+    }
+    const now = performance.now();
+    if (now - sliceStart >= sliceMs) {
+      endSlice(now);
       await nextTurn();
       sliceStart = performance.now();
     }

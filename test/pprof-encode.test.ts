@@ -4,30 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { encodeInSteps } from '../src/pprof-encode.js';
 import { pprofFormat } from '../src/pprof-format.js';
 import { runNow, runSliced } from '../src/slices.js';
 import { SpanLabels } from '../src/span-link/labels.js';
 import { buildWindowProfiles } from '../src/window-profile.js';
 import { decodePprof } from './support/pprof-wire.js';
+import { leafWindow } from './support/raw-window.js';
 import { turnsDuring } from './support/turns.js';
 
 const span = new SpanLabels('00f067aa0ba902b7', '4bf92f3577b34da6a3ce929d0e0e4736', { name: 'GET /users/:id' });
 
 /** A window of `n` leaf functions, every other one run in a span, each with one sample of CPU time. */
 function profiles(n: number) {
-  const children: TimeProfileNode[] = Array.from({ length: n }, (_, i) => ({
-    name: `f${i}`,
-    scriptName: '/app/index.js',
-    scriptId: 1,
-    lineNumber: i + 1,
-    columnNumber: 1,
-    hitCount: 1,
-    children: [],
-    contexts: [{ context: i % 2 ? span : undefined, timestamp: 0n, cpuTime: 1_000_000 + i }],
-  }));
-  const raw = { startTime: 0, endTime: 15_000_000, hasCpuTime: true, topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children } };
+  const raw = leafWindow(n, (i) => ({ context: i % 2 ? span : undefined, timestamp: 0n, cpuTime: 1_000_000 + i }));
   return runNow(buildWindowProfiles(raw, 1_700_000_000_000, { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: (c) => (c.context === span ? span : undefined), traceIdLabel: true }));
 }
 

@@ -37,7 +37,7 @@ export interface RecorderMeta {
 export class LocalRecorder implements Destination {
   readonly dir: string;
   private readonly manifest: Manifest;
-  private readonly encoder = new WindowEncoder();
+  private readonly encoder: WindowEncoder;
   private readonly serialize: (spans: ReadableSpan[]) => Uint8Array | undefined;
   /** Profile windows on disk, oldest first, for the cap. */
   private readonly windowsOnDisk: { files: string[]; bytes: number }[] = [];
@@ -53,6 +53,7 @@ export class LocalRecorder implements Destination {
     meta: RecorderMeta,
     private readonly onClosed: (dir: string, manifest: Manifest) => void = () => undefined,
   ) {
+    this.encoder = new WindowEncoder(log);
     this.dir = path.join(baseDir, runFolderName(config.serviceName, meta.startedAt, process.pid));
     this.manifest = {
       format: RECORDING_FORMAT,

@@ -19,13 +19,14 @@ import { untilDeadline } from '../deadline.js';
 export class RemoteDestination implements Destination {
   private readonly exporter: PyroscopeExporter | undefined;
   private readonly toRequest: ReturnType<typeof otlpRequestBuilder> | undefined;
-  private readonly encoder = new WindowEncoder();
+  private readonly encoder: WindowEncoder;
 
   constructor(
     private readonly config: Config,
     private readonly sender: HttpSender,
     private readonly log: Logger,
   ) {
+    this.encoder = new WindowEncoder(log);
     const server = config.pyroscope.serverAddress;
     this.exporter = server ? new PyroscopeExporter(config, server, log) : undefined;
     const ownsSpans = config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc';

@@ -3,7 +3,9 @@ import { nodeZlib } from '../builtins.js';
 import type { ProfileType } from '../config.js';
 import { encodeInSteps } from '../pprof-encode.js';
 import type { ProfileWindow } from '../profiler.js';
-import { nextTurn, runNow, runSliced } from '../slices.js';
+import type { Logger } from '../log.js';
+import { nextTurn, runNow, runSliced, type SliceStats } from '../slices.js';
+import { SpanLabels } from '../span-link/labels.js';
 import { buildWindowProfiles } from '../window-profile.js';
 
 /** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
@@ -30,10 +32,17 @@ type Done = (window: ProfileWindow, profiles: EncodedProfile[]) => void;
 export class WindowEncoder {
   private readonly pending = new Map<ProfileWindow, Promise<void>>();
 
+  constructor(private readonly log: Logger) {}
+
   encode(window: ProfileWindow, done: Done, failed: (error: unknown) => void): void {
-    const settled = encodeAsync(window).then(
+    const stats: SliceStats = { slices: 0, longestMs: 0 };
+    const settled = encodeAsync(window, stats).then(
       (profiles) => {
-        if (this.pending.delete(window)) done(window, profiles);
+        if (!this.pending.delete(window)) return;
+        // What the window cost the app's event loop, for whoever wonders about pauses.
+        const kb = profiles.reduce((sum, p) => sum + p.body.length, 0) / 1024;
+        this.log.debug(windowCostLine({ cutMs: window.cutMs, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
+        done(window, profiles);
       },
       (error: unknown) => {
         if (this.pending.delete(window)) failed(error);
@@ -58,11 +67,36 @@ export class WindowEncoder {
   }
 }
 
+/** What one window cost the app's event loop, and its size on the wire. */
+export interface WindowCost {
+  /** The cut: the sampler's stop and restart. */
+  cutMs: number;
+  /** Slices the pprof build and encoding ran in, each a turn of the event loop. */
+  slices: number;
+  longestSliceMs: number;
+  /** Both profiles, gzipped. */
+  kb: number;
+}
+
+const COST_LINE = /profile window: cut ([\d.]+) ms, then (\d+) slices of at most ([\d.]+) ms; ([\d.]+) KB gzipped/;
+
+/** The debug line logged per window encoded. */
+export function windowCostLine(cost: WindowCost): string {
+  return `profile window: cut ${cost.cutMs.toFixed(1)} ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped`;
+}
+
+/** The cost in a line of the app's stderr, if it is one (bench/benchmarks/flush-pause.mjs reads them). */
+export function parseWindowCost(line: string): WindowCost | undefined {
+  const m = COST_LINE.exec(line);
+  return m ? { cutMs: Number(m[1]), slices: Number(m[2]), longestSliceMs: Number(m[3]), kb: Number(m[4]) } : undefined;
+}
+
 /**
  * Readies the encoding ahead of the first window (RemoteDestination's warm-up, in the app's first
- * turns): zlib loaded, and the whole path run once on a one-sample window, so that the first real
- * window's code is not parsed and compiled in the middle of the app's traffic (measured: the
- * first flush paused the event loop about twice as long as the later ones).
+ * turns): zlib loaded, and the whole path run once on a window of two samples, one of them in a
+ * span, so that the first real window's code is not parsed and compiled in the middle of the
+ * app's traffic (measured: the first flush paused the event loop about twice as long as the later
+ * ones).
  */
 export function prepareEncoder(): void {
   nodeZlib();
@@ -71,17 +105,30 @@ export function prepareEncoder(): void {
   });
 }
 
-const WARM_UP_NODE: TimeProfileNode = { name: 'warm-up', scriptName: '', hitCount: 1, children: [], contexts: [{ timestamp: 0n, cpuTime: 1 }] };
+/** Ended, so that the warm-up holds no span object; its samples take the labelled path of every real window. */
+const WARM_UP_LABELS = new SpanLabels('0000000000000001', '00000000000000000000000000000001', { name: 'warm-up' });
+WARM_UP_LABELS.ended('warm-up', 0);
+const WARM_UP_NODE: TimeProfileNode = {
+  name: 'warm-up',
+  scriptName: '',
+  hitCount: 2,
+  children: [],
+  contexts: [
+    { timestamp: 0n, cpuTime: 1 },
+    { timestamp: 0n, cpuTime: 1, context: WARM_UP_LABELS },
+  ],
+};
 const WARM_UP: ProfileWindow = {
   from: 0,
   until: 1,
+  cutMs: 0,
   raw: {
     startTime: 0,
     endTime: 1000,
     hasCpuTime: true,
     topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] },
   },
-  build: { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false },
+  build: { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: ({ context }) => (context === WARM_UP_LABELS ? WARM_UP_LABELS : undefined), traceIdLabel: false },
 };
 
 /**
@@ -89,14 +136,14 @@ const WARM_UP: ProfileWindow = {
  * several short pauses instead of one long one: the pprof build, then each profile's encoding, in
  * slices of ~2 ms, and gzip in the threadpool.
  */
-async function encodeAsync(window: ProfileWindow): Promise<EncodedProfile[]> {
+async function encodeAsync(window: ProfileWindow, stats?: SliceStats): Promise<EncodedProfile[]> {
   await nextTurn();
-  const profiles = await runSliced(buildWindowProfiles(window.raw, window.from, window.build), SLICE_MS);
+  const profiles = await runSliced(buildWindowProfiles(window.raw, window.from, window.build), SLICE_MS, stats);
   const out: EncodedProfile[] = [];
   for (const [type, profile] of profiles) {
     if (profile.sample.length === 0) continue;
     await nextTurn();
-    out.push({ type, body: await gzipAsync(await runSliced(encodeInSteps(profile), SLICE_MS)) });
+    out.push({ type, body: await gzipAsync(await runSliced(encodeInSteps(profile), SLICE_MS, stats)) });
   }
   return out;
 }
