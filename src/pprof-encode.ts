@@ -57,44 +57,51 @@ const LABEL_FIELDS = [(1 << 3) | 0, (2 << 3) | 0, (3 << 3) | 0, (4 << 3) | 0] as
  */
 function encodeSamples(samples: readonly Sample[]): Uint8Array | undefined {
   let total = 0;
+  // Measured once, written in the same order: each sample's length, then each of its labels'.
   const lengths: number[] = [];
   for (const sample of samples) {
-    const length = sampleLength(sample);
+    const length = sampleLength(sample, lengths);
     if (length < 0) return undefined;
-    lengths.push(length);
     total += 1 + varintLength(length) + length;
   }
   const out = new Uint8Array(total);
   let at = 0;
-  samples.forEach((sample, i) => {
+  let next = 0;
+  for (const sample of samples) {
     out[at++] = PROFILE_SAMPLE;
-    at = writeVarint(out, at, lengths[i]!);
+    at = writeVarint(out, at, lengths[next++]!);
     at = writePacked(out, at, SAMPLE_LOCATION_ID, sample.locationId as number[]);
     at = writePacked(out, at, SAMPLE_VALUE, sample.value as number[]);
     for (const label of sample.label) {
       out[at++] = SAMPLE_LABEL;
-      at = writeVarint(out, at, labelLength(label));
+      at = writeVarint(out, at, lengths[next++]!);
       labelFields(label).forEach((value, field) => {
         if (value === 0) return;
         out[at++] = LABEL_FIELDS[field]!;
         at = writeVarint(out, at, value as number);
       });
     }
-  });
+  }
   return out;
 }
 
-/** The encoded length of a sample's message, or -1 if a value is not a non-negative safe integer. */
-function sampleLength(sample: Sample): number {
+/**
+ * The encoded length of a sample's message, or -1 if a value is not a non-negative safe integer.
+ * Appends to `lengths` the sample's length, then each label's, for the writer to take in order.
+ */
+function sampleLength(sample: Sample, lengths: number[]): number {
   const ids = packedLength(sample.locationId);
   const values = packedLength(sample.value);
   if (ids < 0 || values < 0) return -1;
+  const at = lengths.push(0) - 1;
   let length = ids + values;
   for (const label of sample.label) {
     const inner = labelLength(label);
     if (inner < 0) return -1;
+    lengths.push(inner);
     length += 1 + varintLength(inner) + inner;
   }
+  lengths[at] = length;
   return length;
 }
 
