@@ -1,9 +1,9 @@
 /**
  * The soak in CI: 90 s of steady load while the backend flaps (healthy 12 s, 500s 10 s, healthy
- * 12 s, hangs 10 s, …), then healthy until the backlog has gone. After a 20 s warm-up, nothing may grow: the bounds below are for a 70 s
- * stretch, so a leak has to be small to hide in them — and the long run (bench/soak.mjs, 10+ min)
- * is there to catch the ones that do. Uploads resume in every healthy phase, and SIGTERM still
- * ends the process within the deadline.
+ * 12 s, hangs 10 s, …), then healthy until the backlog has gone. After a 20 s warm-up, nothing may
+ * grow: the bounds below are for a 70 s stretch, so a leak has to be small to hide in them — and
+ * the long run (bench/soak.mjs, 10+ min) is there to catch the ones that do. Uploads resume in
+ * every healthy phase, and SIGTERM still ends the process within the deadline.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -15,8 +15,9 @@ import { soak, tableHeader, tableRow } from './support/soak.js';
  * Live heap (after a full GC): a leak of one small object per request (~70 B × 300 req/s) is
  * ~1.2 MB/min; the bound is 1 MB/min. Memory outside the heap holds the queued bodies, at most 32
  * requests (a few MB), so it rises in every outage and falls after: it must be back where it was
- * once the backlog has gone (settled before the first outage and after the last: outsideHeapGrowth). File descriptors (our sockets are unref'd, so
- * only /proc/self/fd sees them) and handles: no net growth beyond a few in flight.
+ * once the backlog has gone (settled before the first outage and after the last:
+ * outsideHeapGrowth). File descriptors (our sockets are unref'd, so only /proc/self/fd sees them)
+ * and handles: no net growth beyond a few in flight.
  */
 const BOUNDS = { liveHeapMbPerMin: 1, outsideHeapMbPerMin: 1.5, rssMbPerMin: 20, fdsGrowth: 6, handlesGrowth: 6, loopP99MedianMs: 50 };
 
