@@ -12,7 +12,9 @@
 //           span and its frame key set when the labels change, or the global slot written at each
 //           change without AsyncContextFrame).
 // Prints µs per iteration, median (min–max) over rounds, and what each mode adds to `otel`.
-// Throughput benchmarks cannot resolve a cost this size (their run-to-run spread is ±8% here).
+// Interleaved throughput runs cannot resolve a cost this size (their run-to-run spread is ±8%
+// here); side by side they resolve ~1–2%, and there linking costs several times what this
+// script finds (docs/performance.md): a real app's heap, GC and caches are not in it.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -1,0 +1,58 @@
+// Two contenders at once on the app core, each under its own wrk: the cost of one against the
+// other as CPU time per request, measured over the same seconds.
+//
+// Why, next to interleaved rounds: on this kind of machine the CPU itself changes speed from one
+// run to the next (a neighbour's load, steal), by more than the few percent the throughput goals
+// are about — the same contender run twice, seconds apart, has differed by 13% in CPU per request.
+// Runs made at the same time see the same machine, so that drift cancels in their ratio: paired
+// rounds measured this way spread over ±1–2% where back-to-back runs spread over ±10%.
+//
+// Each process's CPU time counts all its threads (V8's profiler thread, libuv's), so nothing a
+// contender does off its main thread is hidden from the ratio. The two apps interfere with each
+// other (caches, context switches) the same way in both directions; the launch order alternates
+// between rounds.
+import { readdirSync, readFileSync } from 'node:fs';
+import { launchApp } from './app.mjs';
+import { ratio } from './stats.mjs';
+import { wrk } from './wrk.mjs';
+
+/** Nanoseconds on CPU of every thread of `pid` (Linux schedstat); NaN where there is none. */
+export function processCpuNs(pid) {
+  try {
+    let sum = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return sum;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * One round: `a` and `b` launched on the app core, warmed and measured at the same time. Returns
+ * per contender req/s and CPU µs per request, and the ratios a/b of requests per CPU second and of
+ * req/s (above 1: `a` is the cheaper).
+ */
+export async function sideBySide(bin, [a, b], appFile, sinkUrl, { seconds, warmupSeconds, connections, round }) {
+  const order = round % 2 === 0 ? [a, b] : [b, a];
+  const apps = [];
+  try {
+    for (const contender of order) apps.push({ contender, ...(await launchApp(contender, appFile, { sinkUrl })) });
+    const load = (s) => Promise.all(apps.map((app) => wrk(bin, `${app.url}/json`, { connections, seconds: s })));
+    await load(warmupSeconds);
+    const before = apps.map((app) => processCpuNs(app.handle.child.pid));
+    const runs = await load(seconds);
+    const after = apps.map((app) => processCpuNs(app.handle.child.pid));
+    const of = (contender) => {
+      const i = apps.findIndex((app) => app.contender === contender);
+      const requests = runs[i].rps * seconds;
+      return { rps: runs[i].rps, failed: runs[i].non2xx + runs[i].socketErrors, cpuMicrosPerRequest: (after[i] - before[i]) / 1000 / requests };
+    };
+    const [ra, rb] = [of(a), of(b)];
+    return { a: ra, b: rb, perCpu: ratio(rb.cpuMicrosPerRequest, ra.cpuMicrosPerRequest), rps: ratio(ra.rps, rb.rps) };
+  } finally {
+    // SIGKILL: OTel's register ignores SIGTERM, and shutdown cost is not what is measured.
+    await Promise.all(apps.map((app) => app.handle.stop('SIGKILL')));
+  }
+}
