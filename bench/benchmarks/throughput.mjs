@@ -70,7 +70,7 @@ export default {
     // then holds one profile flush of each profiler — the first, which costs more than later ones
     // (the start-up's code is in its window), so this errs against the profilers.
     const timing = quick ? { seconds: 2, warmupSeconds: 1 } : { seconds: FLUSH_INTERVAL_MS / 1000, warmupSeconds: 3 };
-    // Side by side spreads over ±1–2%, so fewer rounds place the ratio; the window still holds one
+    // Side by side spreads over ±1–3%, so fewer rounds place the ratio; the window still holds one
     // flush (3 s of warm-up after start, then 12 s reaching past the 15 s window).
     const sideRounds = quick ? 1 : 4;
     const sideTiming = quick ? { seconds: 2, warmupSeconds: 1 } : { seconds: 12, warmupSeconds: 3 };
