@@ -5,7 +5,7 @@
 // run to the next (a neighbour's load, steal), by more than the few percent the throughput goals
 // are about — the same contender run twice, seconds apart, has differed by 13% in CPU per request.
 // Runs made at the same time see the same machine, so that drift cancels in their ratio: paired
-// rounds measured this way spread over ±1–2% where back-to-back runs spread over ±10%. A/A runs
+// rounds measured this way spread over ±1–3% where back-to-back runs spread over ±10%. A/A runs
 // (one contender on both sides, 4–6 rounds) read 0.993, 1.001 and 1.029: under ~3% is no difference.
 //
 // Each process's CPU time counts all its threads (V8's profiler thread, libuv's), so nothing a
