@@ -13,7 +13,7 @@
 //           change without AsyncContextFrame).
 // Prints µs per iteration, median (min–max) over rounds, and what each mode adds to `otel`.
 // Interleaved throughput runs cannot resolve a cost this size (their run-to-run spread is ±8%
-// here); side by side they resolve ~1–2%, and there linking costs several times what this
+// here); side by side they resolve ~3% (A/A runs), and there linking costs several times what this
 // script finds (docs/performance.md): a real app's heap, GC and caches are not in it.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
