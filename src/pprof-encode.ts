@@ -1,4 +1,5 @@
 import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
+import { varintLength, writeVarint } from './varint.js';
 
 /** Samples encoded between two points where the work may be interrupted. */
 const SAMPLES_PER_STEP = 32;
@@ -138,22 +139,6 @@ function writePacked(out: Uint8Array, at: number, tag: number, values: readonly 
 }
 
 const isVarint = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-
-function varintLength(value: number): number {
-  let length = 1;
-  for (let rest = value; rest >= 128; rest = Math.floor(rest / 128)) length++;
-  return length;
-}
-
-function writeVarint(out: Uint8Array, at: number, value: number): number {
-  let rest = value;
-  while (rest >= 128) {
-    out[at++] = (rest % 128) | 128;
-    rest = Math.floor(rest / 128);
-  }
-  out[at++] = rest;
-  return at;
-}
 
 function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);

@@ -47,9 +47,12 @@ export const otelResources = () => get('@opentelemetry/resources');
 export const otelSdkTrace = () => get('@opentelemetry/sdk-trace');
 
 type Transformer = typeof import('@opentelemetry/otlp-transformer');
-/** The OTLP trace serializers of @opentelemetry/otlp-transformer (only these: its index also loads metrics and logs). */
-export const otlpTraceSerializers = (): Pick<Transformer, 'JsonTraceSerializer' | 'ProtobufTraceSerializer'> =>
-  vendored(VENDOR_OTLP_TRACE_FILE) as Pick<Transformer, 'JsonTraceSerializer' | 'ProtobufTraceSerializer'>;
+/**
+ * The OTLP/JSON trace serializer of @opentelemetry/otlp-transformer (only it: the index also loads
+ * metrics and logs; protobuf is ours, export/otlp-trace-encode.ts).
+ */
+export const otlpJsonTraceSerializer = (): Transformer['JsonTraceSerializer'] =>
+  (vendored(VENDOR_OTLP_TRACE_FILE) as Pick<Transformer, 'JsonTraceSerializer'>).JsonTraceSerializer;
 
 /** The exports of `@opentelemetry/instrumentation-<name>`, from its bundle. */
 export function instrumentationPackage(name: string): Record<string, unknown> {

@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   assertOnlyTlsSocketUsed();
   await esbuild.build({
     ...common,
-    stdin: { contents: "export { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';\n", resolveDir: repoRoot, sourcefile: 'otlp-trace-entry.mjs', loader: 'js' },
+    stdin: { contents: "export { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';\n", resolveDir: repoRoot, sourcefile: 'otlp-trace-entry.mjs', loader: 'js' },
     outfile: path.join(outDir, VENDOR_OTLP_TRACE_FILE),
     plugins: [plugin],
   });

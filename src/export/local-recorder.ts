@@ -15,7 +15,7 @@ import {
   SPANS_DIR,
   spanFileName,
 } from '../recording.js';
-import { otlpTraceSerializers } from '../vendor.js';
+import { otlpJsonTraceSerializer } from '../vendor.js';
 import { writeFileAtomicSync } from './atomic-file.js';
 import type { Destination, FinalData } from './destination.js';
 import { type EncodedProfile, encodeSync, WindowEncoder } from './window-encoder.js';
@@ -73,7 +73,7 @@ export class LocalRecorder implements Destination {
       counts: { windows: 0, profileFiles: 0, spanFiles: 0, spans: 0, bytes: 0, droppedWindows: 0, droppedSpans: 0 },
     };
     // Loaded with the first batch, not at start.
-    this.serialize = (spans) => otlpTraceSerializers().JsonTraceSerializer.serializeRequest(spans);
+    this.serialize = (spans) => otlpJsonTraceSerializer().serializeRequest(spans);
     nodeFs().mkdirSync(path.join(this.dir, PROFILES_DIR), { recursive: true });
     nodeFs().mkdirSync(path.join(this.dir, SPANS_DIR), { recursive: true });
     this.writeManifest();
