@@ -2,12 +2,13 @@ import { createRequire } from 'node:module';
 import type { ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Config } from './config.js';
+import { AsyncContextManager } from './context-manager.js';
 import type { Destination } from './export/destination.js';
 import { SpanBatcher } from './export/span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from './log.js';
 import { startTraceSdk } from './trace-sdk.js';
-import { otelContextAsyncHooks, otelSdkTrace } from './vendor.js';
+import { otelSdkTrace } from './vendor.js';
 
 const require = createRequire(import.meta.url);
 
@@ -77,6 +78,7 @@ export function startTracing(options: TracingOptions): Tracing {
   log.debug(`instrumentations: ${selection.names.join(', ')}`);
   const { batcher, processor } = exportProcessor(options);
   const spanProcessors = [options.linkProcessor, batcher, processor].filter((p): p is SpanProcessor => p !== undefined);
+  const contextManager = options.contextManager ?? new AsyncContextManager();
   if (config.metricsRequested || config.logsRequested) {
     const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
     const sdk = new NodeSDK({
@@ -86,17 +88,16 @@ export function startTracing(options: TracingOptions): Tracing {
       ...(config.logsRequested ? {} : { logRecordProcessors: [] }),
       instrumentations,
       spanProcessors,
-      ...(options.contextManager ? { contextManager: options.contextManager } : {}),
+      contextManager,
     });
     sdk.start();
     return { sdk, batcher, processor };
   }
-  const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
   const problems: string[] = [];
   const sdk = startTraceSdk({
     env: process.env,
     serviceName: config.serviceName,
-    contextManager: options.contextManager ?? new AsyncLocalStorageContextManager(),
+    contextManager,
     spanProcessors,
     instrumentations,
     problems,

@@ -1,10 +1,9 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';
 import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@opentelemetry/context-async-hooks';
-import { otelContextAsyncHooks } from '../vendor.js';
+import { AsyncContextManager } from '../context-manager.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 
-const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
 
 /** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
 export interface FrameSlot {
@@ -33,7 +32,7 @@ type Token = ReturnType<ContextManagerBase['attach']>;
  * A span that has ended gets no holder: work still running in its context afterwards (a pooled
  * socket's handlers) is not the span's, which is also what `SpanLabels.covers` decides for samples.
  */
-export class FrameLinkingContextManager extends AsyncLocalStorageContextManager {
+export class FrameLinkingContextManager extends AsyncContextManager {
   /** OTel's `with` as a plain function, for the sampler key's `run` to call without a closure per entry. */
   private readonly enter = (context: Context, fn: (...args: never[]) => unknown, thisArg: unknown, args: unknown[]) => super.with(context, fn as (...args: unknown[]) => unknown, thisArg, ...args);
 

@@ -1,10 +1,9 @@
 import { createHook } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';
 import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@opentelemetry/context-async-hooks';
-import { otelContextAsyncHooks } from '../vendor.js';
+import { AsyncContextManager } from '../context-manager.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 
-const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
 
 /** The sampler's one context slot, where there is no AsyncContextFrame to carry it. */
 export interface GlobalSlot {
@@ -19,7 +18,7 @@ export interface GlobalSlot {
  * async callback runs (an async_hooks `before` hook) and cleared after it, so samples taken
  * between callbacks carry no stale span. Writes are skipped when the labels do not change.
  */
-export class GlobalSlotContextManager extends AsyncLocalStorageContextManager {
+export class GlobalSlotContextManager extends AsyncContextManager {
   private hook: ReturnType<typeof createHook> | undefined;
   /** Last value written to the slot. */
   private current: SpanLabels | undefined;
