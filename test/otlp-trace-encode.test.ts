@@ -144,6 +144,19 @@ it('grows its buffer when the batch is far bigger than the last one', () => {
   assertSdkBytes(big);
 });
 
+it('a batch of a few huge spans does not make the next batch’s buffer huge', () => {
+  const [span] = randomSpans(13, 1);
+  assert.ok(span);
+  Object.assign(span.attributes, { huge: 'h'.repeat(1_000_000) });
+  assertSdkBytes([span]);
+  const { provider, ended } = collectingProvider({ 'service.name': 'small' });
+  const tracer = provider.getTracer('small');
+  for (let i = 0; i < 50; i++) tracer.startSpan(`GET /${i}`, { attributes: { 'http.route': '/items/:id' } }).end();
+  const body = encodeTraceRequest(ended);
+  // The body is a view on the buffer the encoder allocated for the batch: ~50 × 2 KB at most, not 50 × 1 MB.
+  assert.ok(body.buffer.byteLength <= 50 * 2048 + 4096, `${body.buffer.byteLength} bytes allocated for ${body.length}`);
+});
+
 it('decodes (independently of the SDK) to the spans that were made', () => {
   const { provider, ended } = collectingProvider({ 'service.name': 'checkout' });
   const tracer = provider.getTracer('@opentelemetry/instrumentation-http', '0.300.0');

@@ -19,12 +19,14 @@ import { varintLength, writeVarint } from '../varint.js';
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
   const w = new Writer(spans.length * bytesPerSpan + 4096);
   for (const [resource, scopes] of groupByResourceAndScope(spans)) nested(w, REQUEST_RESOURCE_SPANS, 3, resource, scopes, resourceSpans);
-  if (spans.length > 0) bytesPerSpan = Math.ceil(w.pos / spans.length) + 16;
+  if (spans.length > 0) bytesPerSpan = Math.min(MAX_BYTES_PER_SPAN, Math.ceil(w.pos / spans.length) + 16);
   return w.buf.subarray(0, w.pos);
 }
 
 /** The last batch's size per span, so a batch's buffer is rarely grown. */
 let bytesPerSpan = 256;
+/** Bounds the guess: one batch of a few huge spans must not make every later batch allocate megabytes. */
+const MAX_BYTES_PER_SPAN = 2048;
 
 /** Field tags (field number << 3 | wire type: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32). */
 const tag = (field: number, wire: number) => (field << 3) | wire;
