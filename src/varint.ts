@@ -9,6 +9,16 @@ export function varintLength(value: number): number {
 
 /** Writes `value` at `at`; returns the position after it. */
 export function writeVarint(out: Uint8Array, at: number, value: number): number {
+  if (value < 2 ** 32) {
+    // Most values (lengths, tags, IDs, counts): 32-bit shifts instead of double division.
+    let rest = value >>> 0;
+    while (rest > 127) {
+      out[at++] = (rest & 127) | 128;
+      rest >>>= 7;
+    }
+    out[at++] = rest;
+    return at;
+  }
   let rest = value;
   while (rest >= 128) {
     out[at++] = (rest % 128) | 128;

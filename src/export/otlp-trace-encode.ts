@@ -325,13 +325,8 @@ class Writer {
   /** A varint, negative integers as their 64-bit two's complement (ten bytes), as int64 fields take them. */
   varint(value: number): void {
     this.ensure(10);
-    if (value >= 0 && value < TWO_32) {
-      let rest = value >>> 0;
-      while (rest > 127) {
-        this.buf[this.pos++] = (rest & 127) | 128;
-        rest >>>= 7;
-      }
-      this.buf[this.pos++] = rest;
+    if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) {
+      this.pos = writeVarint(this.buf, this.pos, value);
       return;
     }
     let low: number;

@@ -4,7 +4,6 @@ import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@ope
 import { AsyncContextManager } from '../context-manager.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 
-
 /** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
 export interface FrameSlot {
   /** The key the sampler looks its holder up under in the current async frame. */

@@ -4,7 +4,6 @@ import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@ope
 import { AsyncContextManager } from '../context-manager.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 
-
 /** The sampler's one context slot, where there is no AsyncContextFrame to carry it. */
 export interface GlobalSlot {
   /** Points the slot at `labels` from now on. */
