@@ -4,24 +4,18 @@
  * The tarball carries the built code only: no tests, no TypeScript sources, no install scripts.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Child, childEnv, repoRoot, runNode } from './support/child.js';
+import { NPM_TIMEOUT_MS, npm } from './support/npm.js';
 import { scratchDirs } from './support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-package-');
-const NPM_TIMEOUT_MS = 240_000;
 let tarball = '';
 let files: string[] = [];
 let project = '';
-
-function npm(args: string[], cwd: string): string {
-  // npm runs on the Node under test (first on PATH), whatever the machine's own node is.
-  const env = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
-  return execFileSync('npm', args, { cwd, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 before(() => {
   const packDir = fresh();

@@ -52,6 +52,17 @@ export function attribution(receiver: Receiver, ingests: readonly IngestRecord[]
   return { total, right, wrong: total - right, share: total === 0 ? 0 : right / total };
 }
 
+/**
+ * The attribution of the hot functions' CPU samples (above), reported as a test diagnostic: at
+ * least 300 samples to judge, ≥ 99% of them carrying the span_id of the request that ran them.
+ */
+export function assertAttributed(t: { diagnostic(message: string): void }, receiver: Receiver): void {
+  const share = attribution(receiver, cpuIngests(receiver));
+  t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} hot-function CPU samples carry their request's span_id`);
+  assert.ok(share.total >= 300, `too few CPU samples in hot functions to judge: ${share.total}`);
+  assert.ok(share.share >= 0.99, `attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong)`);
+}
+
 export function cpuIngests(receiver: Receiver): IngestRecord[] {
   return receiver.ingests.filter((i) => i.metricName === 'process_cpu');
 }
