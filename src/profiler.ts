@@ -13,6 +13,14 @@ const require = createRequire(import.meta.url);
 /** Required one by one, not through @datadog/pprof's index (which loads its heap profiler and more). */
 const PPROF_ACF = '@datadog/pprof/out/src/async-context-frame.js';
 const PPROF_SOURCE_MAPPER = '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
+/**
+ * How far a sample's timestamp (V8's tick, converted to the epoch at each cut) may fall after the
+ * end the SDK recorded for its span, though taken before it: the SDKs time spans with Date.now()
+ * (millisecond steps) or performance.timeOrigin (off by milliseconds per process). Measured here
+ * up to ~5 ms (an app on OpenTelemetry JS 2.x, test/own-otel-v2.test.ts); a sample later than this
+ * past its span's end is not the span's (SpanLabels.covers).
+ */
+const CLOCK_SKEW_MICROS = 10_000;
 
 export interface ProfileWindow {
   /** Epoch milliseconds. */
@@ -113,7 +121,7 @@ export class Profiler {
 
   private readonly spanOf = ({ context, timestamp }: TimeProfileNodeContext): SpanLabels | undefined => {
     if (!(context instanceof SpanLabels)) return undefined;
-    // Sample timestamps are epoch microseconds; one sampling interval of grace for clock skew.
-    return context.covers(Number(timestamp), this.options.samplingIntervalMicros) ? context : undefined;
+    // Sample timestamps are epoch microseconds; a span's end is the SDK's own clock reading.
+    return context.covers(Number(timestamp), Math.max(this.options.samplingIntervalMicros, CLOCK_SKEW_MICROS)) ? context : undefined;
   };
 }
