@@ -35,8 +35,9 @@ async function measure(mode, shape) {
   const { Profiler } = await dist('profiler.js');
   const { LabelRegistry } = await dist('span-link/labels.js');
   const { SpanLinkProcessor } = await dist('span-link/processor.js');
-  const { FrameLinkingContextManager } = await dist('span-link/frame-context.js');
-  const { GlobalSlotContextManager } = await dist('span-link/slot-context.js');
+  const { AsyncContextManager } = await dist('context-manager.js');
+  const { frameLinker } = await dist('span-link/frame-context.js');
+  const { slotLinker } = await dist('span-link/slot-context.js');
   const { trace, context, ROOT_CONTEXT } = otelApi();
 
   const profiler = new Profiler({ types: ['cpu', 'wall'], samplingIntervalMicros: 10_000, flushIntervalMs: 15_000, traceIdLabel: false });
@@ -46,12 +47,8 @@ async function measure(mode, shape) {
   const frame = profiler.frameSlot;
   const frameSlot = frame && (mode === 'linked' ? frame : { key: frame.key, holder: () => undefined });
   const globalSlot = mode === 'linked' ? profiler.globalSlot : { set() {} };
-  const manager =
-    mode === 'otel'
-      ? new (otelContextAsyncHooks().AsyncLocalStorageContextManager)()
-      : frameSlot
-        ? new FrameLinkingContextManager(registry, frameSlot)
-        : new GlobalSlotContextManager(registry, globalSlot);
+  const manager = mode === 'otel' ? new (otelContextAsyncHooks().AsyncLocalStorageContextManager)() : new AsyncContextManager();
+  if (mode !== 'otel') (frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, globalSlot))(manager);
   context.setGlobalContextManager(manager.enable());
   const spanProcessors = mode === 'otel' ? [] : [new SpanLinkProcessor(registry, 'root')];
   const tracer = new (otelSdkTrace().TracerProvider)({ spanProcessors }).getTracer('linking-cost');

@@ -1,9 +1,7 @@
-import type { ContextManager } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent } from './agent.js';
 import { appDirs } from './app-dirs.js';
 import type { Config } from './config.js';
-import { registerEsmHook } from './esm-hook.js';
 import type { Destination } from './export/destination.js';
 import { HttpSender } from './export/http-sender.js';
 import { RemoteDestination } from './export/remote-destination.js';
@@ -11,10 +9,11 @@ import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
 import { Profiler } from './profiler.js';
 import { installShutdown } from './shutdown.js';
-import { FrameLinkingContextManager } from './span-link/frame-context.js';
+import { frameLinker } from './span-link/frame-context.js';
 import { LabelRegistry } from './span-link/labels.js';
+import type { LinkContext } from './span-link/link-context.js';
 import { SpanLinkProcessor } from './span-link/processor.js';
-import { GlobalSlotContextManager } from './span-link/slot-context.js';
+import { slotLinker } from './span-link/slot-context.js';
 import type { Started } from './start.js';
 import { startTracing, type Tracing } from './tracing.js';
 
@@ -55,18 +54,15 @@ export function boot(config: Config, log: Logger): Started {
   let tracing: Tracing | undefined;
   if (tracingOn) {
     try {
-      // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
-      // loader breaks `--require` + `-e` (its load hook is handed the `module` builtin as a path).
-      if (process.argv[1] !== undefined) registerEsmHook();
       let linkProcessor: SpanProcessor | undefined;
-      let contextManager: ContextManager | undefined;
+      let linkContext: LinkContext | undefined;
       if (profiler?.linksSamples) {
         const registry = new LabelRegistry();
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
         const frameSlot = profiler.frameSlot;
-        contextManager = frameSlot ? new FrameLinkingContextManager(registry, frameSlot) : new GlobalSlotContextManager(registry, profiler.globalSlot);
+        linkContext = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, profiler.globalSlot);
       }
-      tracing = startTracing({ config, destination, log, linkProcessor, contextManager, appDirs: appDirs(process.argv, process.cwd()) });
+      tracing = startTracing({ config, destination, log, linkProcessor, linkContext, appDirs: appDirs(process.argv, process.cwd()) });
     } catch (error) {
       tracing = undefined;
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);

@@ -51,6 +51,8 @@ export interface Config {
     /** Already resolved: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT verbatim, or OTEL_EXPORTER_OTLP_ENDPOINT + signal path. */
     endpoint: string | undefined;
     headers: Record<string, string>;
+    /** The span export env vars that are set: when the app's own SDK exports its spans, pyro-run says they are its to use. */
+    settingsGiven: string[];
     /** OTEL_BSP_* batching, as the SDK's BatchSpanProcessor reads it. */
     batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
   };
@@ -291,6 +293,17 @@ function serviceNameFromResourceAttributes(raw: string | undefined): string | un
   return undefined;
 }
 
+/** Env vars that choose where and how pyro-run's own span export sends. */
+const SPAN_EXPORT_ENV: readonly string[] = [
+  SETTINGS.tracesExporter.env,
+  SETTINGS.otlpEndpoint.env,
+  SETTINGS.otlpTracesEndpoint.env,
+  SETTINGS.otlpProtocol.env,
+  ENV.otlpTracesProtocol,
+  SETTINGS.otlpHeaders.env,
+  ENV.otlpTracesHeaders,
+];
+
 /** The traces URL the OTLP/HTTP exporter will post to, per the OTel spec's endpoint rules. */
 function tracesEndpoint(signalUrl: string | undefined, baseUrl: string | undefined, protocol: OtlpProtocol): string | undefined {
   if (signalUrl !== undefined) return signalUrl;
@@ -360,6 +373,8 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       protocol,
       endpoint: tracesEndpoint(get('otlpTracesEndpoint'), get('otlpEndpoint'), protocol),
       headers: otlpHeaders,
+      // Those in effect: a bad value is a problem, and the default stands in for it.
+      settingsGiven: SPAN_EXPORT_ENV.filter((name) => (env[name] ?? '').trim() !== '' && !problems.some((problem) => problem.env === name)),
       batch: {
         maxQueueSize: readVar(env, ENV.bspMaxQueueSize, integer(1, 1_000_000, 'spans'), problems) ?? 2048,
         maxExportBatchSize: readVar(env, ENV.bspMaxExportBatchSize, integer(1, 1_000_000, 'spans'), problems) ?? 512,

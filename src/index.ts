@@ -7,12 +7,17 @@
  *
  * Options mirror the CLI flags and env vars (see SETTINGS); env vars fill what is not given.
  * ESM apps still need the preload for framework spans of `import`ed modules.
+ *
+ * Apps that build their own OpenTelemetry SDK add pyro-run's span processor to it:
+ *
+ *   new NodeSDK({ spanProcessors: [pyroscopeSpanProcessor(), new BatchSpanProcessor({ exporter })] })
  */
 import { type Env, SETTINGS, type SettingKey } from './config.js';
 import { start as startFromEnv } from './start.js';
 
 export type { Config, ProfileType, SpanScope } from './config.js';
 export { SETTINGS } from './config.js';
+export { type PyroscopeSpanProcessor, pyroscopeSpanProcessor } from './span-link/public-processor.js';
 
 export type StartOptions = Partial<Record<SettingKey, string | number>>;
 

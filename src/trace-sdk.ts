@@ -1,56 +1,47 @@
-import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
-import type { Instrumentation } from '@opentelemetry/instrumentation';
-import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { TextMapPropagator } from '@opentelemetry/api';
+import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Env } from './config.js';
-import { otelApi, otelCore, otelInstrumentation, otelPropagatorB3, otelResources, otelSdkTrace } from './vendor.js';
+import { otelApi, otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from './vendor.js';
 import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
 
-export interface TraceSdkOptions {
+export interface TracerProviderOptions {
   env: Env;
   serviceName: string;
-  contextManager: ContextManager;
   spanProcessors: SpanProcessor[];
-  instrumentations: Instrumentation[];
   /** Problems with OTEL_* values, reported by the caller once each. */
   problems: string[];
 }
 
-export interface TraceSdk {
-  shutdown(): Promise<void>;
-}
-
 /**
  * The trace half of the OpenTelemetry NodeSDK, assembled from its own parts (sdk-trace, resources,
- * core propagators, instrumentation) and configured from the same OTEL_* variables. Importing
+ * core propagators) and configured from the same OTEL_* variables. Importing
  * @opentelemetry/sdk-node loads its metrics, logs, grpc, zipkin, prometheus and YAML-config
  * pipelines too — about 700 modules and most of our start-up time — for signals we do not send;
- * the full NodeSDK is used only when metrics or logs are asked for (see tracing.ts).
+ * it is used only when metrics or logs are asked for, and then only for those (see tracing.ts).
+ * Nothing here registers with the API: tracing.ts decides what is ours to register.
  */
-export function startTraceSdk(options: TraceSdkOptions): TraceSdk {
-  const api = otelApi();
-  const { registerInstrumentations } = otelInstrumentation();
+export function tracerProviderFromEnv(options: TracerProviderOptions): TracerProvider {
   const { TracerProvider } = otelSdkTrace();
   const { env, problems } = options;
-
-  const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
-  if (logLevel && logLevel in api.DiagLogLevel) api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
-
-  registerInstrumentations({ instrumentations: options.instrumentations });
-  options.contextManager.enable();
-  api.context.setGlobalContextManager(options.contextManager);
-  const propagator = propagatorOf(propagatorsFromEnv(env, problems));
-  if (propagator) api.propagation.setGlobalPropagator(propagator);
-
-  if (options.spanProcessors.length === 0) return { shutdown: () => Promise.resolve() };
   const sampler = samplerOf(samplerFromEnv(env, problems));
-  const provider = new TracerProvider({
+  return new TracerProvider({
     resource: resourceOf(options.serviceName, detectorsFromEnv(env, problems)),
     spanLimits: spanLimitsFromEnv(env),
     spanProcessors: options.spanProcessors,
     ...(sampler ? { sampler } : {}),
   });
-  api.trace.setGlobalTracerProvider(provider);
-  return { shutdown: () => provider.shutdown() };
+}
+
+/** OTEL_LOG_LEVEL: the API's diagnostics to the console, as the NodeSDK sets them up. */
+export function diagFromEnv(env: Env): void {
+  const api = otelApi();
+  const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
+  if (logLevel && logLevel in api.DiagLogLevel) api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
+}
+
+/** OTEL_PROPAGATORS as propagators; undefined for `none`. */
+export function propagatorFromEnv(env: Env, problems: string[]): TextMapPropagator | undefined {
+  return propagatorOf(propagatorsFromEnv(env, problems));
 }
 
 function resourceOf(serviceName: string, detectorNames: DetectorName[]) {

@@ -1,14 +1,19 @@
 import { createRequire } from 'node:module';
-import type { ContextManager } from '@opentelemetry/api';
+import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { AppOtel } from './app-otel/attach.js';
+import { registered } from './app-otel/globals.js';
+import { TracerSwitch } from './app-otel/tracer-switch.js';
 import type { Config } from './config.js';
 import { AsyncContextManager } from './context-manager.js';
+import { registerEsmHook } from './esm-hook.js';
 import type { Destination } from './export/destination.js';
 import { SpanBatcher } from './export/span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from './log.js';
-import { startTraceSdk } from './trace-sdk.js';
-import { otelSdkTrace } from './vendor.js';
+import type { LinkContext } from './span-link/link-context.js';
+import { diagFromEnv, propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
+import { otelApi, otelInstrumentation, otelSdkTrace } from './vendor.js';
 
 const require = createRequire(import.meta.url);
 
@@ -19,13 +24,15 @@ export interface TracingOptions {
   log: Logger;
   /** Our span-link processor, first in line so the attribute is set before exporters see the span. */
   linkProcessor: SpanProcessor | undefined;
-  contextManager: ContextManager | undefined;
+  /** Links the context manager in charge (ours, or the app's) to the sampler. */
+  linkContext: LinkContext | undefined;
   /** Where the app resolves its packages from: only instrumentations for what is installed there are loaded. */
   appDirs: readonly string[];
 }
 
 export interface Tracing {
-  sdk: { shutdown(): Promise<void> };
+  /** What pyro-run runs of the SDK itself; undefined when the app's own SDK is in charge. */
+  sdk: { shutdown(): Promise<void> } | undefined;
   /** Present when spans go to our destination: its buffered spans can be taken synchronously at exit. */
   batcher: SpanBatcher | undefined;
   /** Present for exporters we do not own (grpc, console): flushed asynchronously. */
@@ -66,42 +73,92 @@ function foreignProcessor(traces: Config['traces']): { processor?: SpanProcessor
 }
 
 /**
- * Starts tracing: standard OTEL_* env, the instrumentations the app can use, our processors.
- * The lean trace SDK by default; the full NodeSDK when metrics or logs are asked for, since only
- * it builds those pipelines from env.
+ * Starts tracing, or attaches to the app's own. When the app's OpenTelemetry SDK registered before
+ * pyro-run started, its provider, context manager and propagator are kept and linked
+ * (app-otel/attach.ts), and pyro-run runs no instrumentations and no provider of its own. Otherwise
+ * pyro-run's: standard OTEL_* env, the instrumentations the app can use, our processors behind the
+ * TracerSwitch — and a watch for an SDK the app starts later, which then takes over.
  */
 export function startTracing(options: TracingOptions): Tracing {
-  const { config, log } = options;
-  const selection = selectInstrumentations(process.env, installedFrom(options.appDirs, process.env), { metrics: config.metricsRequested });
+  const { config, destination, log } = options;
+  const env = process.env;
+  const api = otelApi();
+  const problems: string[] = [];
+  const registration = (ok: boolean, what: string) => {
+    if (!ok) log.warn(`could not register pyro-run's ${what} with the OpenTelemetry API (another copy of the API set it up first); spans may go unlinked`);
+  };
+  diagFromEnv(env);
+
+  const found = registered();
+  const recording = config.local !== undefined;
+  const { batcher, processor } = found.provider && !recording ? {} : exportProcessor(options);
+  const app = new AppOtel({
+    processors: present([options.linkProcessor, recording ? batcher : undefined]),
+    linkContext: options.linkContext,
+    renameService: (name) => destination.renameService(name),
+    exportSettings: config.traces.settingsGiven,
+    log,
+  });
+  app.adopt(found);
+
+  let contextManager = found.contextManager;
+  if (contextManager === undefined) {
+    contextManager = new AsyncContextManager().enable();
+    options.linkContext?.(contextManager);
+    registration(api.context.setGlobalContextManager(contextManager), 'context manager');
+  }
+  let propagator: TextMapPropagator | undefined;
+  if (found.propagator === undefined) {
+    propagator = propagatorFromEnv(env, problems);
+    if (propagator) registration(api.propagation.setGlobalPropagator(propagator), 'propagator');
+  }
+  if (found.provider) {
+    for (const problem of problems) log.warn(problem);
+    return { sdk: undefined, batcher: recording ? batcher : undefined, processor: undefined };
+  }
+
+  // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
+  // loader breaks `--require` + `-e` (its load hook is handed the `module` builtin as a path).
+  if (process.argv[1] !== undefined) registerEsmHook();
+  const selection = selectInstrumentations(env, installedFrom(options.appDirs, env), { metrics: config.metricsRequested });
   if (selection.unknown.length > 0) log.warn(`unknown instrumentations in OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS: ${selection.unknown.join(', ')}`);
   const instrumentations = loadInstrumentations(selection.names, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
   log.debug(`instrumentations: ${selection.names.join(', ')}`);
-  const { batcher, processor } = exportProcessor(options);
-  const spanProcessors = [options.linkProcessor, batcher, processor].filter((p): p is SpanProcessor => p !== undefined);
-  const contextManager = options.contextManager ?? new AsyncContextManager();
-  if (config.metricsRequested || config.logsRequested) {
-    const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-    const sdk = new NodeSDK({
-      serviceName: config.serviceName,
-      // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
-      ...(config.metricsRequested ? {} : { metricReaders: [] }),
-      ...(config.logsRequested ? {} : { logRecordProcessors: [] }),
-      instrumentations,
-      spanProcessors,
-      contextManager,
-    });
-    sdk.start();
-    return { sdk, batcher, processor };
-  }
-  const problems: string[] = [];
-  const sdk = startTraceSdk({
-    env: process.env,
-    serviceName: config.serviceName,
-    contextManager,
-    spanProcessors,
-    instrumentations,
-    problems,
-  });
+  // Metrics and logs from the NodeSDK, which builds those pipelines from env; first, so the
+  // instrumentations find its meter provider registered.
+  const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(config) : undefined;
+  otelInstrumentation().registerInstrumentations({ instrumentations });
+
+  const spanProcessors = present([options.linkProcessor, batcher, processor]);
+  // With nothing to process spans, none are recorded: the instrumentations' spans stay non-recording.
+  const provider = spanProcessors.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors, problems }) : undefined;
+  const tracers = provider && new TracerSwitch(provider);
+  if (tracers) registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
   for (const problem of problems) log.warn(problem);
-  return { sdk, batcher, processor };
+  app.watch({ tracers, contextManager, propagator, instrumentations });
+  return {
+    sdk: { shutdown: () => Promise.all([provider?.shutdown(), signals?.shutdown()]).then(() => undefined) },
+    batcher,
+    processor,
+  };
 }
+
+/** The NodeSDK for metrics and logs only: spans, context and propagation are set up by startTracing. */
+function startMetricsAndLogs(config: Config): { shutdown(): Promise<void> } {
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const sdk = new NodeSDK({
+    serviceName: config.serviceName,
+    // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
+    ...(config.metricsRequested ? {} : { metricReaders: [] }),
+    ...(config.logsRequested ? {} : { logRecordProcessors: [] }),
+    spanProcessors: [],
+    instrumentations: [],
+    // null skips the set-up (sdk-node utils.ts setupContextManager), though the type does not say so.
+    contextManager: null as unknown as ContextManager,
+    textMapPropagator: null,
+  });
+  sdk.start();
+  return sdk;
+}
+
+const present = <T>(items: (T | undefined)[]): T[] => items.filter((item): item is T => item !== undefined);

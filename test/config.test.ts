@@ -52,6 +52,7 @@ const DEFAULTS: Config = {
     protocol: 'http/protobuf',
     endpoint: undefined,
     headers: {},
+    settingsGiven: [],
     batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 5000 },
   },
   sdkDisabled: false,
@@ -462,6 +463,24 @@ describe('secret values never appear in problem messages', () => {
       for (const p of problems) assert.ok(!p.message.includes(SECRET), `leaks the secret: ${p.message}`);
     }
   });
+});
+
+describe("pyro-run's span export settings given", () => {
+  const cases: { env: Env; given: string[] }[] = [
+    { env: {}, given: [] },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'shop', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040' }, given: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },
+    {
+      env: { OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/v1/traces', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_HEADERS: 'a=b' },
+      given: ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS'],
+    },
+    { env: { OTEL_EXPORTER_OTLP_PROTOCOL: ' ', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x=y' }, given: ['OTEL_EXPORTER_OTLP_TRACES_HEADERS'] },
+    { env: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' }, given: [] },
+  ];
+  for (const c of cases) {
+    it(`${JSON.stringify(c.env)} → ${c.given.join(', ') || 'none'}`, () => {
+      assert.deepEqual(readConfig(c.env).config.traces.settingsGiven, c.given);
+    });
+  }
 });
 
 describe('OTLP traces endpoint and protocol', () => {

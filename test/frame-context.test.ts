@@ -1,5 +1,5 @@
 /**
- * The AsyncContextFrame linking context manager (src/span-link/frame-context.ts) with a real
+ * The AsyncContextFrame linking of a context manager (src/span-link/frame-context.ts) with a real
  * TracerProvider: OTel's context behaves exactly as with OTel's own manager, and the sampler's
  * frame key holds one holder per labelled root while its span runs — shared by the root's child
  * contexts, changed only when the labels change, never kept alive by the labels.
@@ -11,7 +11,8 @@ import { runInNewContext } from 'node:vm';
 import { after, describe, it } from 'node:test';
 import type { Context } from '@opentelemetry/api';
 import { Profiler } from '../src/profiler.js';
-import { FrameLinkingContextManager, type FrameSlot } from '../src/span-link/frame-context.js';
+import { AsyncContextManager } from '../src/context-manager.js';
+import { type FrameSlot, frameLinker } from '../src/span-link/frame-context.js';
 import { LabelRegistry, type SpanLabels } from '../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../src/span-link/processor.js';
 import { otelApi, otelSdkTrace } from '../src/vendor.js';
@@ -34,8 +35,9 @@ function countingSlot() {
 
 function setup(slot: FrameSlot) {
   const registry = new LabelRegistry();
-  const manager = new FrameLinkingContextManager(registry, slot);
-  context.setGlobalContextManager(manager.enable());
+  const manager = new AsyncContextManager().enable();
+  frameLinker(registry, slot)(manager);
+  context.setGlobalContextManager(manager);
   const provider = new (otelSdkTrace().TracerProvider)({ spanProcessors: [new SpanLinkProcessor(registry, 'root')] });
   const tracer = provider.getTracer('frame-context-test');
   const start = (name: string, parent: Context = context.active()) => tracer.startSpan(name, {}, parent);
@@ -65,7 +67,7 @@ function requests(count: number, registry: LabelRegistry, start: Start, slot: Fr
   return { labels, holders };
 }
 
-describe('FrameLinkingContextManager', () => {
+describe('frameLinker', () => {
   after(() => context.disable());
 
   it('an express-shaped request makes one holder: the root and its child contexts share it, and OTel sees each context', () => {

@@ -15,6 +15,8 @@ export interface FinalData {
  */
 export interface Destination {
   profiles(window: ProfileWindow): void;
+  /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */
+  renameService(name: string): void;
   spans(batch: ReadableSpan[]): void;
   finishAsync(last: FinalData, deadlineAt: number): Promise<void>;
   finishSync(last: FinalData, deadlineAt: number): void;

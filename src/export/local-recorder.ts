@@ -88,6 +88,13 @@ export class LocalRecorder implements Destination {
     );
   }
 
+  /** The run keeps its folder name; the manifest, which the report reads, names the service. */
+  renameService(name: string): void {
+    if (this.broken || this.closed || name === this.manifest.service) return;
+    this.manifest.service = name;
+    this.guard(() => this.writeManifest());
+  }
+
   spans(batch: ReadableSpan[]): void {
     if (this.broken || this.closed) return;
     this.guard(() => this.writeSpans(batch));

@@ -8,16 +8,23 @@ import type { EncodedProfile } from './window-encoder.js';
 /** Turns encoded profile windows into `/ingest` uploads: one request per profile type. */
 export class PyroscopeExporter {
   private readonly headers: Record<string, string>;
+  private serviceName = '';
 
   constructor(
     private readonly config: Config,
     private readonly serverAddress: string,
-    log: Logger,
+    private readonly log: Logger,
   ) {
     this.headers = authHeaders(config.pyroscope);
-    const profileName = sanitizeAppName(config.serviceName);
-    if (profileName !== config.serviceName) {
-      log.warn(`service name "${config.serviceName}" has characters Pyroscope does not allow; profiles are filed as "${profileName}", so Grafana's link from spans to profiles needs that name mapped`);
+    this.rename(config.serviceName);
+  }
+
+  rename(serviceName: string): void {
+    if (serviceName === this.serviceName) return;
+    this.serviceName = serviceName;
+    const profileName = sanitizeAppName(serviceName);
+    if (profileName !== serviceName) {
+      this.log.warn(`service name "${serviceName}" has characters Pyroscope does not allow; profiles are filed as "${profileName}", so Grafana's link from spans to profiles needs that name mapped`);
     }
   }
 
@@ -25,7 +32,7 @@ export class PyroscopeExporter {
     return profiles.map(({ type, body }) =>
       ingestRequest({
         serverAddress: this.serverAddress,
-        serviceName: this.config.serviceName,
+        serviceName: this.serviceName,
         labels: this.config.pyroscope.labels,
         headers: this.headers,
         from: window.from,

@@ -60,6 +60,10 @@ export class RemoteDestination implements Destination {
     );
   }
 
+  renameService(name: string): void {
+    this.exporter?.rename(name);
+  }
+
   spans(batch: ReadableSpan[]): void {
     const request = this.toRequest?.(batch);
     if (request) this.sender.enqueue(request);

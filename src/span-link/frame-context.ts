@@ -1,8 +1,7 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import type { Context } from '@opentelemetry/api';
-import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@opentelemetry/context-async-hooks';
-import { AsyncContextManager } from '../context-manager.js';
+import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
 import type { LabelRegistry, SpanLabels } from './labels.js';
+import { claimForLinking, type LinkContext } from './link-context.js';
 
 /** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
 export interface FrameSlot {
@@ -12,15 +11,19 @@ export interface FrameSlot {
   holder(labels: SpanLabels): object | undefined;
 }
 
-type Token = ReturnType<ContextManagerBase['attach']>;
+type With = ContextManager['with'];
+type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]) => unknown;
 
 /**
- * OTel's own context manager, plus the sampler's frame key kept pointing at the holder of the
- * active span's labels (reference §3). OTel's context stays under OTel's key, untouched; the
- * sampler's key changes only when the labels do, which in a request is when its local root is
- * entered from outside (the request handler, the response's events) and when it is left, not at
- * every child span: an express request enters ~4 contexts, one per middleware span, all with the
- * root's labels.
+ * Linking with AsyncContextFrame (reference §3): whatever context manager runs — ours, or the one
+ * the app's own OpenTelemetry SDK registered — keeps its context under its own key, untouched, and
+ * the sampler's frame key is kept pointing at the holder of the active span's labels. The key
+ * changes only when the labels do, which in a request is when its local root is entered from
+ * outside (the request handler, the response's events) and when it is left, not at every child
+ * span: an express request enters ~4 contexts, one per middleware span, all with the root's labels.
+ *
+ * The manager's own `with` and `attach` are wrapped on the instance: its `bind`, and OTel's binding
+ * of event emitters, call `this.with`, so every way into a context goes through them.
  *
  * One holder per labels object, not per context: a @datadog/pprof holder is a native object with
  * two global handles and a weak callback, and making one per context entered cost ~5% of the CPU
@@ -31,58 +34,51 @@ type Token = ReturnType<ContextManagerBase['attach']>;
  * A span that has ended gets no holder: work still running in its context afterwards (a pooled
  * socket's handlers) is not the span's, which is also what `SpanLabels.covers` decides for samples.
  */
-export class FrameLinkingContextManager extends AsyncContextManager {
-  /** OTel's `with` as a plain function, for the sampler key's `run` to call without a closure per entry. */
-  private readonly enter = (context: Context, fn: (...args: never[]) => unknown, thisArg: unknown, args: unknown[]) => super.with(context, fn as (...args: unknown[]) => unknown, thisArg, ...args);
-
-  constructor(
-    private readonly registry: LabelRegistry,
-    private readonly slot: FrameSlot,
-  ) {
-    super();
-  }
-
-  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    const holder = this.holderOf(context);
-    const key = this.slot.key;
-    if (key.getStore() === holder) return super.with(context, fn, thisArg, ...args);
-    return key.run(holder, this.enter, context, fn, thisArg, args) as ReturnType<F>;
-  }
-
-  /** As OTel's, and the sampler's key set alongside; the token restores both, the sampler's last. */
-  override attach(context: Context): Token {
-    const holder = this.holderOf(context);
-    const key = this.slot.key;
-    if (key.getStore() === holder) return super.attach(context);
-    const sampler = enterKey(key, holder);
-    const otel = super.attach(context);
-    return {
-      dispose: () => {
-        otel.dispose();
-        sampler.dispose();
-      },
-    } as Token;
-  }
-
-  override disable(): this {
-    this.slot.key.disable();
-    return super.disable();
-  }
-
-  private holderOf(context: Context): object | undefined {
-    const labels = this.registry.of(context);
+export function frameLinker(registry: LabelRegistry, slot: FrameSlot): LinkContext {
+  const holderOf = (context: Context): object | undefined => {
+    const labels = registry.of(context);
     if (labels === undefined || labels.endedAtMicros !== undefined) return undefined;
     const kept = labels.frameHolder?.deref();
     if (kept !== undefined) return kept;
-    const holder = this.slot.holder(labels);
+    const holder = slot.holder(labels);
     if (holder !== undefined) labels.frameHolder = new WeakRef(holder);
     return holder;
-  }
+  };
+
+  return (manager) => {
+    if (!claimForLinking(manager)) return;
+    const withContext = manager.with;
+    // The manager's `with` as a plain function of four arguments, for the key's `run` to call without a closure per entry.
+    const enter: Enter = (context, fn, thisArg, args) => withContext.call(manager, context, fn, thisArg, ...args);
+    manager.with = function linkedWith(context: Context, fn: (...args: unknown[]) => unknown, thisArg?: unknown, ...args: unknown[]) {
+      const holder = holderOf(context);
+      const key = slot.key;
+      if (key.getStore() === holder) return withContext.call(manager, context, fn, thisArg, ...args);
+      return key.run(holder, enter, context, fn, thisArg, args);
+    } as With;
+
+    const attach = manager.attach;
+    if (typeof attach !== 'function') return;
+    // As the manager's, and the sampler's key set alongside; the token restores both, the sampler's last.
+    manager.attach = function linkedAttach(context: Context): ContextManagementToken {
+      const holder = holderOf(context);
+      const key = slot.key;
+      if (key.getStore() === holder) return attach.call(manager, context);
+      const sampler = enterKey(key, holder);
+      const own = attach.call(manager, context);
+      return {
+        dispose: () => {
+          own.dispose();
+          sampler.dispose();
+        },
+      };
+    };
+  };
 }
 
 /** `key` set to `store` until the token is disposed: `withScope` where Node has it (25.9+), else `enterWith` and back. */
-function enterKey(key: AsyncLocalStorage<object | undefined>, store: object | undefined): Token {
-  const scoped = key as AsyncLocalStorage<object | undefined> & { withScope?: (store: object | undefined) => Token };
+function enterKey(key: AsyncLocalStorage<object | undefined>, store: object | undefined): ContextManagementToken {
+  const scoped = key as AsyncLocalStorage<object | undefined> & { withScope?: (store: object | undefined) => ContextManagementToken };
   if (scoped.withScope) return scoped.withScope(store);
   const previous = key.getStore();
   key.enterWith(store);
@@ -93,5 +89,5 @@ function enterKey(key: AsyncLocalStorage<object | undefined>, store: object | un
       disposed = true;
       key.enterWith(previous);
     },
-  } as Token;
+  };
 }

@@ -1,8 +1,7 @@
 import { createHook } from 'node:async_hooks';
-import type { Context } from '@opentelemetry/api';
-import type { AsyncLocalStorageContextManager as ContextManagerBase } from '@opentelemetry/context-async-hooks';
-import { AsyncContextManager } from '../context-manager.js';
+import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
 import type { LabelRegistry, SpanLabels } from './labels.js';
+import { claimForLinking, type LinkContext } from './link-context.js';
 
 /** The sampler's one context slot, where there is no AsyncContextFrame to carry it. */
 export interface GlobalSlot {
@@ -10,72 +9,60 @@ export interface GlobalSlot {
   set(labels: SpanLabels | undefined): void;
 }
 
+type With = ContextManager['with'];
+
 /**
  * Linking without AsyncContextFrame (Node 22 without `--experimental-async-context-frame`;
- * reference §3): the sampler reads one global slot, so the slot must follow OTel's context by
- * hand. It is set when a context is entered and restored when it is left, re-set before every
- * async callback runs (an async_hooks `before` hook) and cleared after it, so samples taken
- * between callbacks carry no stale span. Writes are skipped when the labels do not change.
+ * reference §3): the sampler reads one global slot, so the slot must follow the context manager by
+ * hand — ours, or the one the app's own OpenTelemetry SDK registered, whose `with` and `attach` are
+ * wrapped on the instance. The slot is set when a context is entered and restored when it is left,
+ * re-set before every async callback runs (an async_hooks `before` hook, reading the manager linked
+ * last, the one in charge) and cleared after it, so samples taken between callbacks carry no stale
+ * span. Writes are skipped when the labels do not change.
  */
-export class GlobalSlotContextManager extends AsyncContextManager {
-  private hook: ReturnType<typeof createHook> | undefined;
+export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): LinkContext {
   /** Last value written to the slot. */
-  private current: SpanLabels | undefined;
+  let current: SpanLabels | undefined;
+  let followed: ContextManager | undefined;
+  let hook: ReturnType<typeof createHook> | undefined;
 
-  constructor(
-    private readonly registry: LabelRegistry,
-    private readonly slot: GlobalSlot,
-  ) {
-    super();
-  }
-
-  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    const previous = this.current;
-    this.write(this.registry.of(context));
-    try {
-      return super.with(context, fn, thisArg, ...args);
-    } finally {
-      this.write(previous);
-    }
-  }
-
-  override attach(context: Context): ReturnType<ContextManagerBase['attach']> {
-    const token = super.attach(context);
-    this.follow();
-    return {
-      dispose: () => {
-        token.dispose();
-        this.follow();
-      },
-    } as ReturnType<ContextManagerBase['attach']>;
-  }
-
-  override enable(): this {
-    super.enable();
-    if (this.hook === undefined) {
-      this.hook = createHook({
-        before: () => this.follow(),
-        after: () => this.write(undefined),
-      });
-      this.hook.enable();
-    }
-    return this;
-  }
-
-  override disable(): this {
-    this.hook?.disable();
-    this.hook = undefined;
-    return super.disable();
-  }
-
+  const write = (labels: SpanLabels | undefined): void => {
+    if (labels === current) return;
+    current = labels;
+    slot.set(labels);
+  };
   /** Points the slot at the labels of whatever context is active right now. */
-  private follow(): void {
-    this.write(this.registry.of(this.active()));
-  }
+  const follow = (): void => write(followed === undefined ? undefined : registry.of(followed.active()));
 
-  private write(labels: SpanLabels | undefined): void {
-    if (labels === this.current) return;
-    this.current = labels;
-    this.slot.set(labels);
-  }
+  return (manager) => {
+    followed = manager;
+    if (hook === undefined) {
+      hook = createHook({ before: follow, after: () => write(undefined) });
+      hook.enable();
+    }
+    if (!claimForLinking(manager)) return;
+    const withContext = manager.with;
+    manager.with = function linkedWith(context: Context, fn: (...args: unknown[]) => unknown, thisArg?: unknown, ...args: unknown[]) {
+      const previous = current;
+      write(registry.of(context));
+      try {
+        return withContext.call(manager, context, fn, thisArg, ...args);
+      } finally {
+        write(previous);
+      }
+    } as With;
+
+    const attach = manager.attach;
+    if (typeof attach !== 'function') return;
+    manager.attach = function linkedAttach(context: Context): ContextManagementToken {
+      const token = attach.call(manager, context);
+      follow();
+      return {
+        dispose: () => {
+          token.dispose();
+          follow();
+        },
+      };
+    };
+  };
 }

@@ -1,0 +1,54 @@
+/**
+ * The span processor an app puts into its own OpenTelemetry SDK, as the Pyroscope SDKs of other
+ * languages have it (`new NodeSDK({ spanProcessors: [pyroscopeSpanProcessor(), …] })`). It holds
+ * nothing itself: it forwards to the span processor of the pyro-run agent running in the process
+ * (published at boot), and does nothing while none runs — so the same tracing set-up works with and
+ * without pyro-run, and whichever of the two starts first.
+ */
+
+/** What the agent publishes: its span linking (and, in local mode, the recording of spans). */
+export interface SpanHooks {
+  onStart(span: object, parentContext: unknown): void;
+  onEnd(span: object): void;
+}
+
+/**
+ * Structurally an OpenTelemetry `SpanProcessor` of any SDK version (sdk-trace-base 1.x/2.x,
+ * sdk-trace 3.x): the parameters are typed loosely so that it fits each version's own `Span`.
+ */
+export interface PyroscopeSpanProcessor {
+  onStart(span: object, parentContext: unknown): void;
+  onEnd(span: object): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** The running agent's hooks, on a global symbol: the app may load its own copy of this module. */
+const PUBLISHED = Symbol.for('pyro-run.span-hooks');
+/** Marks our processor, so the agent does not add its hooks a second time to a provider that has it. */
+const BRAND = Symbol.for('pyro-run.span-processor');
+
+type Holder = { [PUBLISHED]?: SpanHooks };
+
+export function publishSpanHooks(hooks: SpanHooks | undefined): void {
+  (globalThis as Holder)[PUBLISHED] = hooks;
+}
+
+export function pyroscopeSpanProcessor(): PyroscopeSpanProcessor {
+  const holder = globalThis as Holder;
+  return {
+    [BRAND]: true,
+    onStart(span, parentContext) {
+      holder[PUBLISHED]?.onStart(span, parentContext);
+    },
+    onEnd(span) {
+      holder[PUBLISHED]?.onEnd(span);
+    },
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  } as PyroscopeSpanProcessor;
+}
+
+export function isPyroscopeSpanProcessor(processor: unknown): boolean {
+  return typeof processor === 'object' && processor !== null && (processor as { [BRAND]?: boolean })[BRAND] === true;
+}
