@@ -48,7 +48,7 @@ async function measure(mode, shape) {
   const frameSlot = frame && (mode === 'linked' ? frame : { key: frame.key, holder: () => undefined });
   const globalSlot = mode === 'linked' ? profiler.globalSlot : { set() {} };
   const manager = mode === 'otel' ? new (otelContextAsyncHooks().AsyncLocalStorageContextManager)() : new AsyncContextManager();
-  if (mode !== 'otel') (frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, globalSlot))(manager);
+  if (mode !== 'otel') (frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, globalSlot)).linkContext(manager);
   context.setGlobalContextManager(manager.enable());
   const spanProcessors = mode === 'otel' ? [] : [new SpanLinkProcessor(registry, 'root')];
   const tracer = new (otelSdkTrace().TracerProvider)({ spanProcessors }).getTracer('linking-cost');

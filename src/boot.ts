@@ -1,6 +1,7 @@
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent } from './agent.js';
 import { appDirs } from './app-dirs.js';
+import { startClientHooks } from './clients/index.js';
 import type { Config } from './config.js';
 import type { Destination } from './export/destination.js';
 import { HttpSender } from './export/http-sender.js';
@@ -11,7 +12,7 @@ import { Profiler } from './profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from './span-link/frame-context.js';
 import { LabelRegistry } from './span-link/labels.js';
-import type { LinkContext } from './span-link/link-context.js';
+import type { Linking } from './span-link/linking.js';
 import { SpanLinkProcessor } from './span-link/processor.js';
 import { slotLinker } from './span-link/slot-context.js';
 import type { Started } from './start.js';
@@ -55,14 +56,15 @@ export function boot(config: Config, log: Logger): Started {
   if (tracingOn) {
     try {
       let linkProcessor: SpanProcessor | undefined;
-      let linkContext: LinkContext | undefined;
+      let linking: Linking | undefined;
       if (profiler?.linksSamples) {
         const registry = new LabelRegistry();
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
         const frameSlot = profiler.frameSlot;
-        linkContext = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, profiler.globalSlot);
+        linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, profiler.globalSlot);
+        startClientHooks(linking.owner, log);
       }
-      tracing = startTracing({ config, destination, log, linkProcessor, linkContext, appDirs: appDirs(process.argv, process.cwd()) });
+      tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
     } catch (error) {
       tracing = undefined;
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);

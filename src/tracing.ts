@@ -11,7 +11,7 @@ import type { Destination } from './export/destination.js';
 import { SpanBatcher } from './export/span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from './log.js';
-import type { LinkContext } from './span-link/link-context.js';
+import type { LinkContext } from './span-link/linking.js';
 import { diagFromEnv, propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
 import { otelApi, otelInstrumentation, otelSdkTrace } from './vendor.js';
 

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Child, fixture, NODE22, NODE26, runCli, runNode } from './support/child.js';
-import { assertAttributed, assertLinked, serverSpans } from './support/linking.js';
-import { load } from './support/load.js';
+import { assertAttributed, assertLinked, linkedEnv, serverSpans } from './support/linking.js';
+import { serveThenTerminate } from './support/load.js';
 import { startReceiver } from './support/receiver.js';
 
 const SERVICE = 'e2e-shop';
@@ -50,22 +50,12 @@ for (const variant of variants) {
     try {
       const app = variant.start({
         OTEL_SERVICE_NAME: SERVICE,
-        PYROSCOPE_SERVER_ADDRESS: receiver.url,
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        // Finer sampling than the default so the attribution share rests on ~1000 samples.
-        PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
-        PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...linkedEnv(receiver),
         PYRO_RUN_TRACE_ID_LABEL: variant.traceIdLabel ? 'on' : 'off',
         PYRO_RUN_LOG_LEVEL: 'debug',
       });
-      const port = (await app.line(/listening (\d+)/))[1];
-      await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, REQUESTS, IN_FLIGHT);
-      app.process.kill('SIGTERM');
-      const exit = await app.exit();
-      assert.equal(exit.signal, 'SIGTERM', `expected death by SIGTERM, got ${JSON.stringify(exit)}\n${app.stderr}`);
+      await serveThenTerminate(app, (i) => `/work/${i}`, REQUESTS, IN_FLIGHT);
       assert.match(app.stderr, new RegExp(`async context frame ${variant.acf}`));
-      assert.doesNotMatch(app.stderr, /warning|error/i);
 
       assertLinked(receiver, SERVICE);
       assert.equal(serverSpans(receiver).length, REQUESTS);

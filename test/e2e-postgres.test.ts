@@ -9,8 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Sample } from 'pprof-format';
 import { repoRoot, runCli } from './support/child.js';
-import { assertLinked, serverSpans } from './support/linking.js';
-import { load } from './support/load.js';
+import { assertLinked, linkedEnv, serverSpans } from './support/linking.js';
+import { serveThenTerminate } from './support/load.js';
 import { startPostgres } from './support/postgres.js';
 import { type DecodedSpan, type IngestRecord, OtlpSpanKind, type Receiver, type SampleView, startReceiver } from './support/receiver.js';
 
@@ -97,23 +97,12 @@ test('express + pg through the CLI: query spans under the request, report CPU an
     env: {
       DATABASE_URL: db.url,
       PORT: '0',
-      PYROSCOPE_SERVER_ADDRESS: receiver.url,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      // Finer sampling than the default so the shares below rest on hundreds of samples.
-      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
-      PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
-      OTEL_BSP_SCHEDULE_DELAY: '200',
+      ...linkedEnv(receiver),
     },
   });
   // A failed step must not leave the app running: kill is a no-op once it has exited.
   t.after(() => app.process.kill('SIGKILL'));
-  const port = (await app.line(/listening (\d+)/, 60_000))[1];
-  const listeningAt = BigInt(Date.now()) * 1_000_000n;
-  await load(`http://127.0.0.1:${port}`, () => ROUTE, REQUESTS, IN_FLIGHT);
-  app.process.kill('SIGTERM');
-  const exit = await app.exit();
-  assert.equal(exit.signal, 'SIGTERM', `expected death by SIGTERM, got ${JSON.stringify(exit)}\n${app.stderr}`);
-  assert.doesNotMatch(app.stderr, /warning|error/i);
+  const listeningAt = BigInt(await serveThenTerminate(app, () => ROUTE, REQUESTS, IN_FLIGHT, 60_000)) * 1_000_000n;
 
   assertLinked(receiver, SERVICE);
   const requests = serverSpans(receiver);
@@ -138,7 +127,7 @@ test('express + pg through the CLI: query spans under the request, report CPU an
   assert.ok(total >= 200, `too few CPU samples in buildRevenueReport to judge: ${total}`);
   assert.ok(right / total >= 0.99, `attribution ${((right / total) * 100).toFixed(2)}% (${total - right} of ${total} samples wrong)`);
 
-  // Traces that opened one of the pool's connections (see the todo below).
+  // Traces that opened one of the pool's connections (see the row-parsing check below).
   const openers = new Set(receiver.spans.filter((span) => span.name === 'pg.connect').map((span) => span.traceId));
   const reusers = requests.filter((span) => !openers.has(span.traceId)).length;
   const pgUnderRequests = samples.filter((s) => requestOf(s) !== undefined && s.frames.some(isPgFrame));
@@ -147,20 +136,16 @@ test('express + pg through the CLI: query spans under the request, report CPU an
   t.diagnostic(`${pgUnderRequests.length} CPU/wall samples labelled with a request have pg frames (${ownQuery.length} in requests that opened no connection): ${[...pgFunctions].sort().join(', ')}`);
   assert.ok(pgUnderRequests.length > 0, 'no sample labelled with a request span has frames from node_modules/pg');
 
-  // A pooled connection's socket runs its callbacks in the async context it was opened in, so
-  // pg's 'data' handler, where rows are parsed, runs in the context of the request (or startup
-  // code) that opened the connection, whichever query's rows it is reading. pyro-run leaves such
-  // samples unlabelled once that span has ended (src/span-link/labels.ts covers()) instead of
-  // charging them to a finished request; giving them to the query's own request would need
-  // pg-specific context binding.
-  await t.test('pg row parsing is labelled with the request whose rows they are', { todo: 'socket reads run in the context of the span that opened the pooled connection' }, () => {
-    const parsing = cpu.filter((s) => s.frames.some((f) => isPgFrame(f) && f.name === 'parseRow'));
-    const reused = parsing.filter((s) => {
-      const request = requestOf(s);
-      return request !== undefined && !openers.has(request.traceId);
-    });
-    t.diagnostic(`${count(reused)} of ${count(parsing)} row-parsing CPU samples are labelled with one of the ${reusers} requests that reused a connection`);
-    assert.ok(count(parsing) >= 5, `too few CPU samples in pg's parseRow to judge: ${count(parsing)}`);
-    assert.ok(count(reused) / count(parsing) >= 0.5, `only ${count(reused)} of ${count(parsing)} row-parsing samples went to requests that reused a connection`);
+  // A pooled connection's socket runs its callbacks in the async context it was opened in: pg's
+  // 'data' handler, where rows are parsed, would run for the request that opened the connection,
+  // whichever query's rows it is reading. pyro-run's pg hooks (src/clients/pg.ts) give that work to
+  // the active query's request; test/e2e-pooled-clients.test.ts checks it request by request.
+  const parsing = cpu.filter((s) => s.frames.some((f) => isPgFrame(f) && f.name === 'parseRow'));
+  const reused = parsing.filter((s) => {
+    const request = requestOf(s);
+    return request !== undefined && !openers.has(request.traceId);
   });
+  t.diagnostic(`${count(reused)} of ${count(parsing)} row-parsing CPU samples are labelled with one of the ${reusers} requests that reused a connection`);
+  assert.ok(count(parsing) >= 5, `too few CPU samples in pg's parseRow to judge: ${count(parsing)}`);
+  assert.ok(count(reused) / count(parsing) >= 0.5, `only ${count(reused)} of ${count(parsing)} row-parsing samples went to requests that reused a connection`);
 });

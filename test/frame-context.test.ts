@@ -36,7 +36,7 @@ function countingSlot() {
 function setup(slot: FrameSlot) {
   const registry = new LabelRegistry();
   const manager = new AsyncContextManager().enable();
-  frameLinker(registry, slot)(manager);
+  frameLinker(registry, slot).linkContext(manager);
   context.setGlobalContextManager(manager);
   const provider = new (otelSdkTrace().TracerProvider)({ spanProcessors: [new SpanLinkProcessor(registry, 'root')] });
   const tracer = provider.getTracer('frame-context-test');

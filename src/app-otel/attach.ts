@@ -2,7 +2,7 @@ import type { ContextManager, TextMapPropagator, TracerProvider } from '@opentel
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { type Logger, reason } from '../log.js';
-import type { LinkContext } from '../span-link/link-context.js';
+import type { LinkContext } from '../span-link/linking.js';
 import { publishSpanHooks } from '../span-link/public-processor.js';
 import { otelApi } from '../vendor.js';
 import { registered, type Registered } from './globals.js';

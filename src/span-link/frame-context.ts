@@ -1,7 +1,8 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
+import { otelApi } from '../vendor.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
-import { claimForLinking, type LinkContext } from './link-context.js';
+import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
 /** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
 export interface FrameSlot {
@@ -33,10 +34,12 @@ type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: un
  *
  * A span that has ended gets no holder: work still running in its context afterwards (a pooled
  * socket's handlers) is not the span's, which is also what `SpanLabels.covers` decides for samples.
+ *
+ * The owner of samples (for the client hooks) runs code under the key with the holder of the
+ * labels it is given, and switches the key in place within that run.
  */
-export function frameLinker(registry: LabelRegistry, slot: FrameSlot): LinkContext {
-  const holderOf = (context: Context): object | undefined => {
-    const labels = registry.of(context);
+export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
+  const holderFor = (labels: SpanLabels | undefined): object | undefined => {
     if (labels === undefined || labels.endedAtMicros !== undefined) return undefined;
     const kept = labels.frameHolder?.deref();
     if (kept !== undefined) return kept;
@@ -44,8 +47,29 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): LinkConte
     if (holder !== undefined) labels.frameHolder = new WeakRef(holder);
     return holder;
   };
+  const holderOf = (context: Context): object | undefined => holderFor(registry.of(context));
 
-  return (manager) => {
+  /** How many owner runs are under way: a switch outside one would change the caller's own frame. */
+  let runs = 0;
+  const owner: SampleOwner = {
+    current: () => registry.of(otelApi().context.active()),
+    run(labels, fn, thisArg, args) {
+      if (labels === undefined) return applyTo(fn, thisArg, args);
+      runs++;
+      try {
+        return slot.key.run(holderFor(labels), applyTo, fn, thisArg, args);
+      } finally {
+        runs--;
+      }
+    },
+    switchTo(labels) {
+      if (runs === 0 || labels === undefined) return;
+      const holder = holderFor(labels);
+      if (slot.key.getStore() !== holder) slot.key.enterWith(holder);
+    },
+  };
+
+  const linkContext = (manager: ContextManager): void => {
     if (!claimForLinking(manager)) return;
     const withContext = manager.with;
     // The manager's `with` as a plain function of four arguments, for the key's `run` to call without a closure per entry.
@@ -74,6 +98,7 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): LinkConte
       };
     };
   };
+  return { linkContext, owner };
 }
 
 /** `key` set to `store` until the token is disposed: `withScope` where Node has it (25.9+), else `enterWith` and back. */

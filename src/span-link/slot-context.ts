@@ -1,7 +1,8 @@
 import { createHook } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
+import { otelApi } from '../vendor.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
-import { claimForLinking, type LinkContext } from './link-context.js';
+import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
 /** The sampler's one context slot, where there is no AsyncContextFrame to carry it. */
 export interface GlobalSlot {
@@ -18,9 +19,10 @@ type With = ContextManager['with'];
  * wrapped on the instance. The slot is set when a context is entered and restored when it is left,
  * re-set before every async callback runs (an async_hooks `before` hook, reading the manager linked
  * last, the one in charge) and cleared after it, so samples taken between callbacks carry no stale
- * span. Writes are skipped when the labels do not change.
+ * span. Writes are skipped when the labels do not change. The owner of samples (for the client
+ * hooks) writes the labels it is given for the length of a run, and restores the slot after it.
  */
-export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): LinkContext {
+export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): Linking {
   /** Last value written to the slot. */
   let current: SpanLabels | undefined;
   let followed: ContextManager | undefined;
@@ -34,7 +36,27 @@ export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): LinkConte
   /** Points the slot at the labels of whatever context is active right now. */
   const follow = (): void => write(followed === undefined ? undefined : registry.of(followed.active()));
 
-  return (manager) => {
+  let runs = 0;
+  const owner: SampleOwner = {
+    current: () => registry.of(otelApi().context.active()),
+    run(labels, fn, thisArg, args) {
+      if (labels === undefined) return applyTo(fn, thisArg, args);
+      const previous = current;
+      runs++;
+      write(labels);
+      try {
+        return applyTo(fn, thisArg, args);
+      } finally {
+        runs--;
+        write(previous);
+      }
+    },
+    switchTo(labels) {
+      if (runs > 0 && labels !== undefined) write(labels);
+    },
+  };
+
+  const linkContext = (manager: ContextManager): void => {
     followed = manager;
     if (hook === undefined) {
       hook = createHook({ before: follow, after: () => write(undefined) });
@@ -65,4 +87,5 @@ export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): LinkConte
       };
     };
   };
+  return { linkContext, owner };
 }

@@ -4,7 +4,7 @@ import { OtlpSpanKind, isValidSpanId, isValidTraceId } from './receiver.js';
 
 const PROFILE_ID_ATTRIBUTE = 'pyroscope.profile.id';
 /** hot_<seq>_<where>: the fixtures' per-request functions (test/fixtures/apps/work.cjs). */
-const HOT_FRAME = /^hot_(\d+)_([a-z]+)$/;
+export const HOT_FRAME = /^hot_(\d+)_([a-z]+)$/;
 
 export interface Attribution {
   /** Samples (weighted by count) in a request's hot functions. */
@@ -14,6 +14,21 @@ export interface Attribution {
   /** …labelled with another span, or unlabelled. */
   wrong: number;
   share: number;
+}
+
+/**
+ * The env of an app under test that sends to `receiver`: finer sampling than the default (2 ms) so
+ * an attribution share rests on hundreds of samples, 1 s windows and 200 ms span batches so the
+ * data is there soon after the load.
+ */
+export function linkedEnv(receiver: Receiver): Record<string, string> {
+  return {
+    PYROSCOPE_SERVER_ADDRESS: receiver.url,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
+    PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+  };
 }
 
 export function serverSpans(receiver: Receiver): DecodedSpan[] {
@@ -27,10 +42,11 @@ function pathOf(span: DecodedSpan): string | undefined {
 }
 
 /**
- * For every CPU sample that ran in a `hot_<seq>_*` function, checks its span_id against the
- * span of request <seq> (found by its URL path): the share that carry the right span.
+ * For every CPU sample that ran in a `hot_<seq>_*` function (or another function of request <seq>,
+ * `frame` capturing <seq>), checks its span_id against the span of request <seq> (found by its URL
+ * path): the share that carry the right span.
  */
-export function attribution(receiver: Receiver, ingests: readonly IngestRecord[]): Attribution {
+export function attribution(receiver: Receiver, ingests: readonly IngestRecord[], frame: RegExp = HOT_FRAME): Attribution {
   const spanOfSeq = new Map<number, string>();
   for (const span of serverSpans(receiver)) {
     const match = pathOf(span)?.match(/^\/work\/(\d+)$/);
@@ -40,11 +56,11 @@ export function attribution(receiver: Receiver, ingests: readonly IngestRecord[]
   let right = 0;
   for (const ingest of ingests) {
     for (const sample of ingest.samples) {
-      const frame = sample.stack.map((name) => name.match(HOT_FRAME)).find((m) => m !== null);
-      if (!frame) continue;
+      const match = sample.stack.map((name) => name.match(frame)).find((m) => m !== null);
+      if (!match) continue;
       const count = sample.values.samples ?? 1;
-      const expected = spanOfSeq.get(Number(frame[1]));
-      assert.ok(expected, `no server span for request ${frame[1]}`);
+      const expected = spanOfSeq.get(Number(match[1]));
+      assert.ok(expected, `no server span for request ${match[1]}`);
       total += count;
       if (sample.labels.span_id === expected) right += count;
     }
@@ -52,15 +68,29 @@ export function attribution(receiver: Receiver, ingests: readonly IngestRecord[]
   return { total, right, wrong: total - right, share: total === 0 ? 0 : right / total };
 }
 
+export interface AttributionGoal {
+  /** The per-request functions judged (default: work.cjs's hot_<seq>_*), <seq> captured. */
+  frame?: RegExp;
+  /** What they are, for the messages. */
+  what?: string;
+  /** Fewer samples than this cannot be judged (default 300). */
+  minSamples?: number;
+  /** The share of them that must carry their request's span_id (default 0.99). */
+  minShare?: number;
+}
+
 /**
- * The attribution of the hot functions' CPU samples (above), reported as a test diagnostic: at
- * least 300 samples to judge, ≥ 99% of them carrying the span_id of the request that ran them.
+ * The attribution of per-request functions' CPU samples (above), reported as a test diagnostic:
+ * by default at least 300 samples in hot_<seq>_*, ≥ 99% of them carrying the span_id of the
+ * request that ran them.
  */
-export function assertAttributed(t: { diagnostic(message: string): void }, receiver: Receiver): void {
-  const share = attribution(receiver, cpuIngests(receiver));
-  t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} hot-function CPU samples carry their request's span_id`);
-  assert.ok(share.total >= 300, `too few CPU samples in hot functions to judge: ${share.total}`);
-  assert.ok(share.share >= 0.99, `attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong)`);
+export function assertAttributed(t: { diagnostic(message: string): void }, receiver: Receiver, goal: AttributionGoal = {}): Attribution {
+  const { frame = HOT_FRAME, what = 'hot-function', minSamples = 300, minShare = 0.99 } = goal;
+  const share = attribution(receiver, cpuIngests(receiver), frame);
+  t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} ${what} CPU samples carry their request's span_id`);
+  assert.ok(share.total >= minSamples, `too few ${what} CPU samples to judge: ${share.total}`);
+  assert.ok(share.share >= minShare, `${what} attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong)`);
+  return share;
 }
 
 export function cpuIngests(receiver: Receiver): IngestRecord[] {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { Child } from './child.js';
-import { assertAttributed, assertLinked, serverSpans } from './linking.js';
+import { assertAttributed, assertLinked, linkedEnv, serverSpans } from './linking.js';
 import { load } from './load.js';
 import { type DecodedSpan, type Receiver, startReceiver } from './receiver.js';
 
@@ -31,14 +31,8 @@ export interface OwnOtelRun {
 export async function checkOwnOtelApp(t: TestContext, run: OwnOtelRun): Promise<void> {
   const receiver = await startReceiver();
   try {
-    const app = run.start({
-      PYROSCOPE_SERVER_ADDRESS: receiver.url,
-      // Read by the app's own exporter, as OTel's docs set it up.
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
-      PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
-      PYRO_RUN_LOG_LEVEL: 'info',
-    });
+    // OTEL_EXPORTER_OTLP_ENDPOINT is read by the app's own exporter, as OTel's docs set it up.
+    const app = run.start({ ...linkedEnv(receiver), PYRO_RUN_LOG_LEVEL: 'info' });
     const port = (await app.line(/listening (\d+)/))[1];
     await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, REQUESTS, IN_FLIGHT);
     app.process.kill('SIGTERM');

@@ -1,11 +1,7 @@
-import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { freePort, serverDir } from './local-server.js';
 
-const run = promisify(execFile);
 const INSTALL_ROOT = '/usr/lib/postgresql';
 /** The Debian package's system user: PostgreSQL refuses to run as root. */
 const SERVICE_USER = 'postgres';
@@ -28,17 +24,6 @@ function binDir(): string {
   return found;
 }
 
-/** A loopback port nobody listens on now (PostgreSQL cannot be asked for port 0). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const idOf = async (flag: '-u' | '-g') => Number((await run('id', [flag, SERVICE_USER])).stdout.trim());
-
 /**
  * A throwaway PostgreSQL on 127.0.0.1 in a temp dir: initdb, then `pg_ctl start -w`, which returns
  * only once the server accepts connections (so no polling). Durability is off: the data dies with
@@ -46,13 +31,10 @@ const idOf = async (flag: '-u' | '-g') => Number((await run('id', [flag, SERVICE
  */
 export async function startPostgres(): Promise<Postgres> {
   const bin = binDir();
-  const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-pg-'));
+  const { dir, tool } = await serverDir('pyro-run-pg-', SERVICE_USER);
   const data = path.join(dir, 'data');
   const log = path.join(dir, 'server.log');
-  const asRoot = process.getuid?.() === 0;
-  // cwd: the service user may not be allowed into the test's own working directory.
-  const pg = async (tool: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', SERVICE_USER, '--', path.join(bin, tool), ...args], { cwd: dir }) : run(path.join(bin, tool), args, { cwd: dir });
+  const pg = (name: string, args: string[]) => tool(path.join(bin, name), args);
 
   let started = false;
   const stop = async () => {
@@ -65,7 +47,6 @@ export async function startPostgres(): Promise<Postgres> {
   };
 
   try {
-    if (asRoot) chownSync(dir, await idOf('-u'), await idOf('-g'));
     await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync']);
     const port = await freePort();
     const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
