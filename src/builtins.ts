@@ -8,3 +8,4 @@
 export const nodeFs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
 export const nodeFsPromises = (): typeof import('node:fs/promises') => process.getBuiltinModule('node:fs/promises');
 export const nodeZlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
+export const nodeOs = (): typeof import('node:os') => process.getBuiltinModule('node:os');

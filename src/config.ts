@@ -1,3 +1,5 @@
+import { pm2AppName } from './pm2.js';
+
 /**
  * Configuration: one table that maps every CLI flag to the env var the preload reads, and one
  * pure parser `readConfig(env)` that both sides use. The CLI turns flags into env and rejects
@@ -202,7 +204,7 @@ const text = (raw: string): Parsed<string> => (raw.trim() === '' ? bad('must not
 
 /** The table. Order is the order of `--help`. */
 export const SETTINGS = {
-  serviceName: { flag: 'service-name', arg: '<name>', env: 'OTEL_SERVICE_NAME', description: 'service.name of spans and profiles (else PYROSCOPE_APPLICATION_NAME, else package.json name)', parse: text },
+  serviceName: { flag: 'service-name', arg: '<name>', env: 'OTEL_SERVICE_NAME', description: "service.name of spans and profiles (else PYROSCOPE_APPLICATION_NAME, else the app's name in PM2, else package.json name)", parse: text },
   server: { flag: 'server', arg: '<url>', env: 'PYROSCOPE_SERVER_ADDRESS', description: 'Pyroscope base URL that receives profiles at /ingest', parse: parseUrl },
   authToken: { flag: 'auth-token', arg: '<token>', env: 'PYROSCOPE_AUTH_TOKEN', description: 'bearer token for Pyroscope', secret: true, parse: text },
   basicAuthUser: { flag: 'basic-auth-user', arg: '<user>', env: 'PYROSCOPE_BASIC_AUTH_USER', description: 'basic-auth user for Pyroscope (Grafana Cloud: the numeric user)', parse: text },
@@ -341,6 +343,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     get('serviceName') ??
     serviceNameFromResourceAttributes(env[ENV.resourceAttributes]) ??
     readVar(env, ENV.applicationName, text, problems) ??
+    pm2AppName(env) ??
     facts.packageName ??
     // OTel's own default is unknown_service:node, but ':' is not allowed in a Pyroscope service
     // name, and spans and profiles must carry the same one.

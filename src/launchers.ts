@@ -1,16 +1,18 @@
 /**
  * Node programs that only start the app in another Node process, recognised by their script
- * (`process.argv[1]`, or argv[1] of a process seen from outside): package managers, and tsx's CLI.
+ * (`process.argv[1]`, or argv[1] of a process seen from outside): package managers, PM2 and tsx's CLI.
  * The preload gives them no agent; the CLI's signal relay leaves the app's signal to tsx.
  */
 const PACKAGE_MANAGER = /(^|[\\/])(npm|npx|pnpm|pnpx|yarn|yarnpkg|corepack)(-cli)?(\.c?js)?$|[\\/]node_modules[\\/](npm|pnpm|yarn|corepack)[\\/]bin[\\/]/;
+/** PM2's CLI, its daemon (which forks the apps), and pm2-runtime (the daemon in the foreground, for containers). */
+const PM2 = /(^|[\\/])pm2(-runtime|-dev|-docker)?$|[\\/]pm2[\\/](bin[\\/]pm2(-runtime|-dev|-docker)?|lib[\\/]Daemon\.js)$/;
 /** `tsx` on PATH or in node_modules/.bin, or its CLI file run directly. */
 const TSX_CLI = /(^|[\\/])tsx$|[\\/]node_modules[\\/]tsx[\\/]dist[\\/]cli\.mjs$/;
 /** What tsx's CLI passes on to the app it started. */
 const TSX_RELAYED: readonly string[] = ['SIGINT', 'SIGTERM'];
 
 export function isLauncher(script: string | undefined): boolean {
-  return script !== undefined && (PACKAGE_MANAGER.test(script) || TSX_CLI.test(script));
+  return script !== undefined && (PACKAGE_MANAGER.test(script) || PM2.test(script) || TSX_CLI.test(script));
 }
 
 /**

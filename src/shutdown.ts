@@ -1,3 +1,4 @@
+import { nodeOs } from './builtins.js';
 import type { Logger } from './log.js';
 
 /** What the exit paths drive: the same final flush, asynchronously where the loop still turns, synchronously where it does not. */
@@ -24,8 +25,19 @@ const HOLD_MARGIN_MS = 250;
  *   deadline;
  * - SIGTERM/SIGINT/SIGHUP with no handler of the app's: flush, then die of the same signal, so the
  *   parent sees exactly what it would have seen without us. A second signal during the flush ends
- *   the process at once. If the app has its own handler, the app decides; we flush when it exits.
+ *   the process at once. If the app has its own handler, the app decides; we flush when it exits —
+ *   or, when its handler cleans up, removes itself and raises the signal at its own process to die
+ *   of it (as NestJS's shutdown hooks do), we flush and it dies of it. That raise is taken where
+ *   the app makes it (process.kill is wrapped): delivered, the signal would meet only our listener,
+ *   which keeps the default action away, and with nothing else left to do the event loop ends before
+ *   the signal is dispatched — the process would exit 0.
  */
+/** The flush signal `signal` names (a name or a number, as process.kill takes it); SIGTERM when omitted, as there. */
+function signalName(signal: string | number | undefined): NodeJS.Signals | undefined {
+  const name = signal === undefined ? 'SIGTERM' : typeof signal === 'number' ? Object.entries(nodeOs().constants.signals).find(([, n]) => n === signal)?.[0] : signal;
+  return (FLUSH_SIGNALS as readonly string[]).includes(name ?? '') ? (name as NodeJS.Signals) : undefined;
+}
+
 export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logger): () => void {
   let deadlineAt: number | undefined;
   let asyncDone: Promise<void> | undefined;
@@ -54,6 +66,15 @@ export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logg
   };
 
   const firstSeen = new Map<NodeJS.Signals, number>();
+  const kill = process.kill;
+  const watchedKill = function (this: unknown, pid: number, signal?: string | number): true {
+    const name = pid === process.pid ? signalName(signal) : undefined;
+    const listeners = name === undefined ? [] : process.listeners(name);
+    if (name === undefined || listeners.length !== 1 || listeners[0] !== onSignal) return kill.apply(process, arguments as unknown as Parameters<typeof process.kill>);
+    void finishAsync().finally(() => die(name));
+    return true;
+  };
+
   const onSignal = (signal: NodeJS.Signals) => {
     const now = Date.now();
     const seen = firstSeen.get(signal);
@@ -77,9 +98,11 @@ export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logg
     process.off('beforeExit', onBeforeExit);
     process.off('exit', onExit);
     for (const signal of FLUSH_SIGNALS) process.off(signal, onSignal);
+    if (process.kill === watchedKill) process.kill = kill;
   };
 
   process.on('beforeExit', onBeforeExit);
+  process.kill = watchedKill;
   // First in line: @datadog/pprof stops (and discards) a running profile in its own 'exit'
   // listener, and the app's listeners may end the process harder; the last window is ours.
   process.prependListener('exit', onExit);

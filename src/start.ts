@@ -3,6 +3,7 @@ import { nodeFs } from './builtins.js';
 import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
 import { appDirs } from './app-dirs.js';
 import { isLauncher } from './launchers.js';
+import { envUnderPm2 } from './pm2.js';
 import { Logger, reason } from './log.js';
 import { createRedactor } from './redact.js';
 import type { Agent } from './agent.js';
@@ -46,7 +47,7 @@ export function findPackageName(startDir: string): string | undefined {
 export function start(env: Env = process.env): Started | undefined {
   // `pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's own Node process reads too.
   if (isLauncher(process.argv[1])) return undefined;
-  const { config, problems } = readConfig(env, { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
+  const { config, problems } = readConfig(envUnderPm2(env), { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
   const log = new Logger(config.logLevel, createRedactor(secretValues(env, config)));
   for (const problem of problems) log.warn(`${problem.message}; using the default`);
 

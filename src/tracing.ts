@@ -8,6 +8,8 @@ import type { Config } from './config.js';
 import { AsyncContextManager } from './context-manager.js';
 import { registerEsmHook } from './esm-hook.js';
 import type { Destination } from './export/destination.js';
+import { startFastifyRoutes } from './frameworks/fastify.js';
+import { RouteFromSpans } from './frameworks/routes.js';
 import { SpanBatcher } from './export/span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from './log.js';
@@ -91,9 +93,12 @@ export function startTracing(options: TracingOptions): Tracing {
 
   const found = registered();
   const recording = config.local !== undefined;
+  // Routes known below the request's HTTP span name it, whoever's SDK runs (frameworks/).
+  const routes = new RouteFromSpans();
+  startFastifyRoutes();
   const { batcher, processor } = found.provider && !recording ? {} : exportProcessor(options);
   const app = new AppOtel({
-    processors: present([options.linkProcessor, recording ? batcher : undefined]),
+    processors: present([options.linkProcessor, routes, recording ? batcher : undefined]),
     linkContext: options.linkContext,
     renameService: (name) => destination.renameService(name),
     exportSettings: config.traces.settingsGiven,
@@ -129,9 +134,9 @@ export function startTracing(options: TracingOptions): Tracing {
   const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(config) : undefined;
   otelInstrumentation().registerInstrumentations({ instrumentations });
 
-  const spanProcessors = present([options.linkProcessor, batcher, processor]);
-  // With nothing to process spans, none are recorded: the instrumentations' spans stay non-recording.
-  const provider = spanProcessors.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors, problems }) : undefined;
+  const consumers = present([options.linkProcessor, batcher, processor]);
+  // With nothing to take spans, none are recorded: the instrumentations' spans stay non-recording.
+  const provider = consumers.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors: [...consumers, routes], problems }) : undefined;
   const tracers = provider && new TracerSwitch(provider);
   if (tracers) registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
   for (const problem of problems) log.warn(problem);

@@ -319,6 +319,30 @@ describe('span scopes', () => {
     );
   });
 
+  it("endpoints are the roots that took a request: a framework's start-up work is none", () => {
+    const window: WindowSpec = { cpu: [labelled(1, 'GET /api/work', ['main', 'handler'], 4), labelled(2, 'load route module', ['main', 'require'], 9)] };
+    const dir = writeRecording(fresh(), {
+      windows: [window],
+      spanBatches: [[span(1, 'GET /api/work', undefined, 40, true, 2), span(2, 'load route module', undefined, 20, true, 1), span(3, 'dns.lookup', undefined, 1, true, 3)]],
+    });
+    assert.deepEqual(
+      aggregateRun(loadRunSync(dir)).endpoints.map((e) => [e.name, e.count]),
+      [['GET /api/work', 1]],
+    );
+  });
+
+  it('a run that took no request (a script, a batch job) has its local roots as endpoints', () => {
+    const window: WindowSpec = { cpu: [labelled(1, 'nightly import', ['main', 'import'], 8), labelled(2, 'cleanup', ['main', 'sweep'], 2)] };
+    const dir = writeRecording(fresh(), { windows: [window], spanBatches: [[span(1, 'nightly import', undefined, 40, true), span(2, 'cleanup', undefined, 20, true)]] });
+    assert.deepEqual(
+      aggregateRun(loadRunSync(dir)).endpoints.map((e) => [e.name, e.count]),
+      [
+        ['nightly import', 1],
+        ['cleanup', 1],
+      ],
+    );
+  });
+
   it('scope `root`: a request that re-enters the process is its own endpoint', () => {
     const window: WindowSpec = { cpu: [labelled(1, 'GET /outer', ['main', 'outer'], 4), labelled(3, 'GET /inner', ['main', 'inner'], 6)] };
     const dir = writeRecording(fresh(), {

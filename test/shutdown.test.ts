@@ -4,15 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Child, fixture, registerPath, runNode } from './support/child.js';
+import { type Child, cliPath, fixture, registerPath, runNode } from './support/child.js';
 import { cpuIngests, serverSpans } from './support/linking.js';
 import { load } from './support/load.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
 
 const REQUESTS = 20;
 
-function startApp(receiver: Receiver, app = 'apps/server.cjs', extra: Record<string, string> = {}): Child {
-  return runNode(['--import', registerPath, fixture(app)], {
+function startApp(receiver: Receiver, app = 'apps/server.cjs', extra: Record<string, string> = {}, through: 'preload' | 'cli' = 'preload'): Child {
+  const args = through === 'cli' ? [cliPath, fixture(app)] : ['--import', registerPath, fixture(app)];
+  return runNode(args, {
     env: {
       OTEL_SERVICE_NAME: 'shutdown-app',
       PYROSCOPE_SERVER_ADDRESS: receiver.url,
@@ -88,6 +89,29 @@ for (const ending of endings.filter((e) => !e.app)) {
       assert.ok(took < DEADLINE_MS + SLACK_MS, `took ${took} ms with a ${DEADLINE_MS} ms deadline`);
       assert.match(app.stderr, /not delivered within the 1500 ms shutdown deadline/);
       assert.equal(app.stderr.trim().split('\n').filter((l) => l.includes('not delivered')).length, 1, app.stderr);
+    } finally {
+      await receiver.close();
+    }
+  });
+}
+
+/** NestJS's shutdown hooks: the app's handler cleans up, removes itself and raises SIGTERM again. */
+const RERAISE_WITHIN_MS = 3000;
+
+for (const through of ['preload', 'cli'] as const) {
+  test(`an app that raises SIGTERM again once it cleaned up dies of it within ${RERAISE_WITHIN_MS / 1000} s (${through}), its last window flushed`, async () => {
+    const receiver = await startReceiver();
+    try {
+      const app = startApp(receiver, 'apps/server-reraise-sigterm.cjs', {}, through);
+      await serve(app);
+      const started = Date.now();
+      app.process.kill('SIGTERM');
+      const exit = await app.exit();
+      const took = Date.now() - started;
+      assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGTERM' }, app.stderr);
+      assert.ok(took < RERAISE_WITHIN_MS, `took ${took} ms`);
+      assert.match(app.stdout, /SIGTERM handler ran/);
+      assertFlushed(receiver);
     } finally {
       await receiver.close();
     }

@@ -1,7 +1,7 @@
 /** A TypeScript app compiled with source maps: profiles name the .ts file and line. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -66,6 +66,31 @@ test('`pyro-run npm start` running TypeScript through Node\'s type stripping', a
   const runs = readdirSync(out);
   assert.equal(runs.length, 1, `one recording, from the app's node, none from npm's: ${runs.join(', ')}`);
   assert.match(runs[0]!, /^typescript-example-/);
+  const where = [...filesOf(path.join(out, runs[0]!), 'crunchNumbers')];
+  assert.ok(where.length > 0, 'crunchNumbers was sampled');
+  for (const place of where) assert.match(place, /examples\/typescript\/src\/math\.ts:[2-8]$/, where.join(', '));
+});
+
+test("started by a dependency's CLI (as `npx next start` is): the service is the project's, and its source maps are found", async (t) => {
+  const project = fresh();
+  execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', path.join(repoRoot, 'examples/typescript/tsconfig.json'), '--outDir', path.join(project, 'build')]);
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'launched-by-a-cli', private: true, type: 'module' }));
+  // The framework's CLI, in the project's node_modules, runs the project's build from the working directory.
+  const cli = path.join(project, 'node_modules/serve-it/bin/serve-it.mjs');
+  mkdirSync(path.dirname(cli), { recursive: true });
+  writeFileSync(path.join(project, 'node_modules/serve-it/package.json'), JSON.stringify({ name: 'serve-it', type: 'module' }));
+  writeFileSync(cli, "import path from 'node:path';\nimport { pathToFileURL } from 'node:url';\nawait import(pathToFileURL(path.join(process.cwd(), 'build/server.js')).href);\n");
+  const out = fresh();
+  const app = runCli(['--out', out, '--quiet', '--log-level', 'debug', '--sampling-interval', '2000', 'node', cli], { cwd: project, env: { PORT: '0' } });
+  t.after(() => app.process.kill('SIGKILL'));
+  const port = (await app.line(/listening (\d+)/))[1];
+  await app.line(/source maps: [1-9]\d* found/, 30_000, 'stderr');
+  await load(`http://127.0.0.1:${port}`, (i) => `/n/${i}`, 40, 2);
+  app.process.kill('SIGTERM');
+  await app.exit();
+  const runs = readdirSync(out);
+  assert.equal(runs.length, 1);
+  assert.match(runs[0]!, /^launched-by-a-cli-/, `the project's name, not the CLI's: ${runs[0]}`);
   const where = [...filesOf(path.join(out, runs[0]!), 'crunchNumbers')];
   assert.ok(where.length > 0, 'crunchNumbers was sampled');
   for (const place of where) assert.match(place, /examples\/typescript\/src\/math\.ts:[2-8]$/, where.join(', '));

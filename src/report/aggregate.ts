@@ -148,12 +148,22 @@ interface EndpointGroup {
   wall: number;
 }
 
-/** Local roots grouped by name, heaviest CPU first (then wall, then count): the order of the table and the summary. */
+/** OTLP SpanKind of the spans that take a request or a message from outside: SERVER, CONSUMER. */
+const ENTRY_KINDS: ReadonlySet<number> = new Set([2, 5]);
+
+/**
+ * Local roots grouped by name, heaviest CPU first (then wall, then count): the order of the table
+ * and the summary. Endpoints are the roots that took a request or a message (SERVER, CONSUMER): a
+ * framework's internal work at start-up (Next.js loading a route module, a `dns.lookup`) is no
+ * endpoint. A run that took none (a script, a batch job) has its local roots as endpoints.
+ */
 function groupEndpoints(run: LoadedRun, spanTree: SpanTree, labelSpan: Int32Array, rowsByLabel: PerKind<number[][]>): EndpointGroup[] {
   const byName = new Map<string, EndpointGroup>();
   const groupOfRoot = new Map<number, EndpointGroup>();
+  const isRoot = (i: number) => spanTree.root[i] === i;
+  const entriesOnly = run.spans.some((span, i) => isRoot(i) && ENTRY_KINDS.has(span.kind));
   run.spans.forEach((span, i) => {
-    if (spanTree.root[i] !== i) return;
+    if (!isRoot(i) || (entriesOnly && !ENTRY_KINDS.has(span.kind))) return;
     let group = byName.get(span.name);
     if (group === undefined) byName.set(span.name, (group = { name: span.name, roots: [], cpu: 0, wall: 0 }));
     group.roots.push(i);

@@ -31,7 +31,11 @@ export interface Recording {
 export function readRecording(base: string): Recording {
   const runs = readdirSync(base).filter((name) => !name.startsWith('.'));
   assert.equal(runs.length, 1, `one run folder expected in ${base}: ${runs.join(', ')}`);
-  const dir = path.join(base, runs[0]!);
+  return readRun(path.join(base, runs[0]!));
+}
+
+/** Reads one run folder as readRecording does. */
+export function readRun(dir: string): Recording {
   const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as Recording['manifest'];
   let bytesOnDisk = 0;
   const profiles = readdirSync(path.join(dir, 'profiles'))
