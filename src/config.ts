@@ -69,6 +69,8 @@ export interface Problem {
   env: string;
   /** What is wrong, without the value when the setting is secret. */
   message: string;
+  /** What is used instead, when not the setting's default. */
+  instead?: string;
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -143,20 +145,54 @@ function parseExactUrl(raw: string): Parsed<string> {
  * `k=v,k2=v2`, the PYROSCOPE_LABELS form of the Java/.NET SDKs. Keys must survive the server's
  * label-set parser (`[A-Za-z0-9_.]`, not starting `__`); values are escaped at upload time.
  */
-export function parseLabels(raw: string): Parsed<Record<string, string>> {
+/**
+ * Label keys pyro-run sends itself, which Grafana joins profiles to spans and services on: a static
+ * label of the same name would stand in for them.
+ */
+const RESERVED_LABELS: ReadonlySet<string> = new Set(['service_name', 'span_id', 'span_name', 'trace_id']);
+/**
+ * Pyroscope's default bounds on a series (pkg/validation limits.go): 30 label names, of which 5 are
+ * sent with every profile (__name__, __delta__, service_name, pyroscope_spy, span_name), and names
+ * of at most 1024 bytes. A label past them would get every profile rejected.
+ */
+const MAX_STATIC_LABELS = 25;
+const MAX_LABEL_NAME_BYTES = 1024;
+
+/** Each `k=v` entry of a label list, as a label or as what is wrong with it. */
+function labelEntries(raw: string): { labels: Record<string, string>; wrong: string[] } {
   const labels: Record<string, string> = {};
+  const wrong: string[] = [];
   for (const part of raw.split(',')) {
     if (part.trim() === '') continue;
     const eq = part.indexOf('=');
-    if (eq <= 0) return bad(`"${part.trim()}" is not key=value`);
-    const key = part.slice(0, eq).trim();
+    const key = eq > 0 ? part.slice(0, eq).trim() : '';
     const value = part.slice(eq + 1).trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) return bad(`label key "${key}" may only hold letters, digits, _ and . and must not start with a digit`);
-    if (key.startsWith('__')) return bad(`label key "${key}" starts with __, which Pyroscope reserves`);
-    if (value === '') return bad(`label "${key}" has an empty value`);
-    labels[key] = value;
+    if (eq <= 0) wrong.push(`"${part.trim()}" is not key=value`);
+    else if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) wrong.push(`label key "${key}" may only hold letters, digits, _ and . and must not start with a digit`);
+    else if (key.startsWith('__')) wrong.push(`label key "${key}" starts with __, which Pyroscope reserves`);
+    else if (RESERVED_LABELS.has(key)) wrong.push(`label key "${key}" is one pyro-run sends itself (Grafana joins profiles on it)`);
+    else if (Buffer.byteLength(key) > MAX_LABEL_NAME_BYTES) wrong.push(`label key "${key.slice(0, 32)}…" is longer than Pyroscope's ${MAX_LABEL_NAME_BYTES} bytes`);
+    else if (value === '') wrong.push(`label "${key}" has an empty value`);
+    else if (Object.keys(labels).length >= MAX_STATIC_LABELS && !(key in labels)) wrong.push(`label "${key}" is past the ${MAX_STATIC_LABELS} static labels Pyroscope's series allow`);
+    else labels[key] = value;
   }
-  return ok(labels);
+  return { labels, wrong };
+}
+
+/** Static labels `k=v,k2=v2`: all must be right (the CLI rejects a list with a wrong one). */
+export function parseLabels(raw: string): Parsed<Record<string, string>> {
+  const { labels, wrong } = labelEntries(raw);
+  return wrong.length === 0 ? ok(labels) : bad(wrong.join('; '));
+}
+
+/** PYROSCOPE_LABELS in the app: the right entries are kept, the wrong ones reported. */
+function readLabels(env: Env, problems: Problem[]): Record<string, string> {
+  const name = SETTINGS.labels.env;
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return {};
+  const { labels, wrong } = labelEntries(raw);
+  if (wrong.length > 0) problems.push({ env: name, message: `${name} ${wrong.join('; ')}`, instead: Object.keys(labels).length > 0 ? 'the other labels are used' : 'no static labels are sent' });
+  return labels;
 }
 
 /**
@@ -358,7 +394,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       basicAuthPassword: hasBasic && authToken === undefined ? basicAuthPassword : undefined,
       tenantId: get('tenantId'),
       headers: get('pyroscopeHeaders') ?? {},
-      labels: get('labels') ?? {},
+      labels: readLabels(env, problems),
       uploadTimeoutMs: get('uploadTimeout') ?? 10_000,
     },
     tlsSkipVerify: get('insecureSkipTlsVerify') ?? false,
@@ -388,7 +424,15 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     metricsRequested: (env[ENV.metricsExporter] ?? '').trim() !== '',
     logsRequested: (env[ENV.logsExporter] ?? '').trim() !== '',
   };
-  config.local = localMode(config, explicitExporter !== undefined, get('out'), get('maxRunSize'), get('quiet'));
+  // A destination that is set but wrong is a remote set-up with a mistake: that signal is not sent,
+  // and nothing is recorded in the app's folder instead.
+  const wrong = (...names: string[]) => problems.filter((p) => names.includes(p.env));
+  const badServer = wrong(SETTINGS.server.env);
+  for (const problem of badServer) problem.instead = 'profiles are not sent';
+  const badTraces = config.traces.endpoint === undefined ? wrong(SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env) : [];
+  for (const problem of badTraces) problem.instead = 'spans are not sent';
+  if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporter = 'none';
+  config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0, get('out'), get('maxRunSize'), get('quiet'));
   // In local files trace_id costs nothing; sent to Pyroscope it would become a series label.
   config.traceIdLabel = get('traceIdLabel') ?? config.local !== undefined;
   return { config, problems };
@@ -399,10 +443,11 @@ export const DEFAULT_OUTPUT_DIR = 'pyro-run-data';
 
 /**
  * Local mode: an explicit output dir forces it; otherwise it is the default when no destination
- * is configured at all (no Pyroscope, no OTLP endpoint, no traces exporter chosen).
+ * is configured at all (no Pyroscope, no OTLP endpoint, no traces exporter chosen; a destination
+ * set but wrong counts as one).
  */
-function localMode(config: Config, exporterChosen: boolean, dir: string | undefined, capMb: number | undefined, quiet: boolean | undefined): Config['local'] {
-  const anyDestination = config.pyroscope.serverAddress !== undefined || config.traces.endpoint !== undefined || exporterChosen;
+function localMode(config: Config, destinationChosen: boolean, dir: string | undefined, capMb: number | undefined, quiet: boolean | undefined): Config['local'] {
+  const anyDestination = config.pyroscope.serverAddress !== undefined || config.traces.endpoint !== undefined || destinationChosen;
   if (dir === undefined && anyDestination) return undefined;
   return { dir: dir ?? DEFAULT_OUTPUT_DIR, capBytes: Math.round((capMb ?? 200) * 1024 * 1024), quiet: quiet ?? false, forced: dir !== undefined };
 }

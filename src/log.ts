@@ -1,4 +1,5 @@
 import type { LogLevel } from './config.js';
+import { printable } from './printable.js';
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 const PREFIX = 'pyro-run:';
@@ -53,7 +54,7 @@ export class Logger {
     if (RANK[level] > RANK[this.level]) return;
     const label = level === 'warn' ? 'warning' : level;
     try {
-      this.write(`${PREFIX} ${label}: ${this.redact(message)}\n`);
+      this.write(`${PREFIX} ${label}: ${printable(this.redact(message))}\n`);
     } catch {
       // stderr closed: nothing sensible left to do, and the app must not notice.
     }

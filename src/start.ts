@@ -2,6 +2,7 @@ import path from 'node:path';
 import { nodeFs } from './builtins.js';
 import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
 import { appDirs } from './app-dirs.js';
+import { basicCredential, urlCredentials } from './basic-auth.js';
 import { isLauncher } from './launchers.js';
 import { envUnderPm2 } from './pm2.js';
 import { Logger, reason } from './log.js';
@@ -49,7 +50,7 @@ export function start(env: Env = process.env): Started | undefined {
   if (isLauncher(process.argv[1])) return undefined;
   const { config, problems } = readConfig(envUnderPm2(env), { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
   const log = new Logger(config.logLevel, createRedactor(secretValues(env, config)));
-  for (const problem of problems) log.warn(`${problem.message}; using the default`);
+  for (const problem of problems) log.warn(`${problem.message}; ${problem.instead ?? 'using the default'}`);
 
   if (!isSupportedNode(process.versions.node)) {
     log.warn(`Node.js ${process.versions.node} is not supported (needs ${MIN_NODE.join('.')}+); the app runs without tracing or profiling`);
@@ -75,17 +76,15 @@ function requireBoot(): typeof import('./boot.js') {
 export function secretValues(env: Env, config: Config): (string | undefined)[] {
   const secrets = [...SECRET_ENV].map((name) => env[name]);
   secrets.push(config.pyroscope.authToken, config.pyroscope.basicAuthPassword, ...Object.values(config.pyroscope.headers), ...Object.values(config.traces.headers));
-  // A password written into an endpoint URL (https://user:pass@host) is a secret wherever it shows up, not only inside a URL.
-  for (const url of [config.pyroscope.serverAddress, config.traces.endpoint]) secrets.push(urlPassword(url));
-  return secrets;
-}
-
-/** The password of `url` as written there (percent-encoded); the redactor masks its decoded form too. */
-function urlPassword(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    return new URL(url).password || undefined;
-  } catch {
-    return undefined;
+  // Basic auth goes out as base64 of user:password: a backend that echoes the header echoes that.
+  const { basicAuthUser, basicAuthPassword } = config.pyroscope;
+  if (basicAuthUser !== undefined && basicAuthPassword !== undefined) secrets.push(basicCredential(basicAuthUser, basicAuthPassword));
+  // A password written into an endpoint URL (https://user:pass@host) is a secret wherever it shows
+  // up, not only inside a URL, and so is the Basic credential made of it.
+  for (const url of [config.pyroscope.serverAddress, config.traces.endpoint]) {
+    const credentials = urlCredentials(url);
+    if (credentials === undefined || credentials.password === '') continue;
+    secrets.push(credentials.password, basicCredential(credentials.user, credentials.password));
   }
+  return secrets;
 }

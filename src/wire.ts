@@ -9,6 +9,11 @@ export const LABEL_SPAN_ID = 'span_id';
 export const LABEL_TRACE_ID = 'trace_id';
 /** pprof sample label: the span's name. Pyroscope turns it into a series label, so it must stay low-cardinality. */
 export const LABEL_SPAN_NAME = 'span_name';
+/**
+ * Pyroscope's default bound on a label value, in bytes (pkg/validation: max_label_value_length); a
+ * label over it rejects the whole profile — every other request's samples in the window with it.
+ */
+export const MAX_LABEL_VALUE_BYTES = 2048;
 /** Span attribute Grafana's Tempo data source reads to find the span's profile (grafana/otel-profiling-go). */
 export const ATTR_PROFILE_ID = 'pyroscope.profile.id';
 

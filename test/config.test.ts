@@ -270,26 +270,49 @@ describe('valid values of every setting', () => {
   }
 });
 
+describe('a destination set but wrong: a remote set-up with a mistake, that signal not sent, nothing recorded locally', () => {
+  const cases: { env: Env; message: RegExp; instead: string; profiles: boolean; spans: boolean }[] = [
+    { env: { PYROSCOPE_SERVER_ADDRESS: 'ftp://pyroscope:4040' }, message: /http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
+    { env: { PYROSCOPE_SERVER_ADDRESS: 'not a url' }, message: /absolute http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
+    { env: { PYROSCOPE_SERVER_ADDRESS: '//pyroscope:4040' }, message: /absolute/, instead: 'profiles are not sent', profiles: false, spans: true },
+    { env: { PYROSCOPE_SERVER_ADDRESS: 'pyroscope:4040' }, message: /http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
+    { env: { PYROSCOPE_SERVER_ADDRESS: 'http://' }, message: /absolute/, instead: 'profiles are not sent', profiles: false, spans: true },
+    { env: { PYROSCOPE_SERVER_ADDRESS: 'file:///tmp/x' }, message: /http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' }, message: /http:\/\/ or https:\/\//, instead: 'spans are not sent', profiles: true, spans: false },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: '%%garbage%%' }, message: /absolute/, instead: 'spans are not sent', profiles: true, spans: false },
+    { env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector' }, message: /absolute/, instead: 'spans are not sent', profiles: true, spans: false },
+    { env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ws://collector:4318/v1/traces' }, message: /http:\/\/ or https:\/\//, instead: 'spans are not sent', profiles: true, spans: false },
+  ];
+  for (const c of cases) {
+    it(`${JSON.stringify(c.env)}: ${c.instead}`, () => {
+      const { config, problems } = readConfig(c.env);
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      const [problem] = problems as [Problem];
+      assert.equal(problem.env, Object.keys(c.env)[0]);
+      assert.match(problem.message, c.message);
+      assert.equal(problem.instead, c.instead);
+      assert.equal(config.local, undefined, 'no local recording in the app folder');
+      assert.equal(config.pyroscope.serverAddress, undefined);
+      assert.equal(config.traces.exporter, c.spans ? 'otlp' : 'none');
+    });
+  }
+
+  it('a wrong signal URL next to a right base URL: spans go to the base one, as the default', () => {
+    const { config, problems } = readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' });
+    assert.equal(config.traces.endpoint, 'http://c:4318/v1/traces');
+    assert.equal(config.traces.exporter, 'otlp');
+    assert.equal(problems[0]?.instead, undefined);
+  });
+});
+
 describe('bad values: one Problem naming the env var, the default used instead', () => {
   const cases: { env: string; raw: string; message: RegExp }[] = [
-    { env: 'PYROSCOPE_SERVER_ADDRESS', raw: 'ftp://pyroscope:4040', message: /http:\/\/ or https:\/\// },
-    { env: 'PYROSCOPE_SERVER_ADDRESS', raw: 'not a url', message: /absolute http:\/\/ or https:\/\// },
-    { env: 'PYROSCOPE_SERVER_ADDRESS', raw: '//pyroscope:4040', message: /absolute/ },
-    { env: 'PYROSCOPE_SERVER_ADDRESS', raw: 'pyroscope:4040', message: /http:\/\/ or https:\/\// },
-    { env: 'PYROSCOPE_SERVER_ADDRESS', raw: 'http://', message: /absolute/ },
-    { env: 'PYROSCOPE_SERVER_ADDRESS', raw: 'file:///tmp/x', message: /http:\/\/ or https:\/\// },
-    { env: 'OTEL_EXPORTER_OTLP_ENDPOINT', raw: 'ftp://collector:4318', message: /http:\/\/ or https:\/\// },
-    { env: 'OTEL_EXPORTER_OTLP_ENDPOINT', raw: '%%garbage%%', message: /absolute/ },
-    { env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', raw: 'collector', message: /absolute/ },
-    { env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', raw: 'ws://collector:4318/v1/traces', message: /http:\/\/ or https:\/\// },
     { env: 'PYROSCOPE_LABELS', raw: 'a', message: /"a" is not key=value/ },
     { env: 'PYROSCOPE_LABELS', raw: '=b', message: /"=b" is not key=value/ },
     { env: 'PYROSCOPE_LABELS', raw: 'a=', message: /label "a" has an empty value/ },
     { env: 'PYROSCOPE_LABELS', raw: '1a=b', message: /label key "1a" .*must not start with a digit/ },
     { env: 'PYROSCOPE_LABELS', raw: '__x=y', message: /label key "__x" starts with __/ },
     { env: 'PYROSCOPE_LABELS', raw: 'a-b=c', message: /label key "a-b" may only hold letters, digits, _ and \./ },
-    { env: 'PYROSCOPE_LABELS', raw: 'ok=1,bad key=2', message: /label key "bad key"/ },
-    { env: 'PYROSCOPE_LABELS', raw: 'env=prod,a', message: /"a" is not key=value/ },
     { env: 'PYROSCOPE_FLUSH_INTERVAL_MS', raw: 'abc', message: /whole number of milliseconds/ },
     { env: 'PYROSCOPE_FLUSH_INTERVAL_MS', raw: '-5000', message: /whole number/ },
     { env: 'PYROSCOPE_FLUSH_INTERVAL_MS', raw: '1.5', message: /whole number/ },
@@ -360,6 +383,23 @@ describe('bad values: one Problem naming the env var, the default used instead',
     assert.equal(config.spanScope, 'all');
     assert.equal(config.flushIntervalMs, DEFAULTS.flushIntervalMs);
     assert.deepEqual(config.pyroscope.labels, {});
+  });
+
+  it('PYROSCOPE_LABELS: the right labels are kept when some are wrong, and the join keys are refused', () => {
+    const { config, problems } = readConfig({ PYROSCOPE_LABELS: 'env=prod,region=eu-1,bad-key=x,span_name=checkout,service_name=shop' });
+    assert.deepEqual(config.pyroscope.labels, { env: 'prod', region: 'eu-1' });
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!.message, /label key "bad-key" may only hold.*label key "span_name" is one pyro-run sends itself.*label key "service_name"/);
+    assert.equal(problems[0]!.instead, 'the other labels are used');
+    for (const key of ['span_id', 'trace_id']) assert.deepEqual(readConfig({ PYROSCOPE_LABELS: `${key}=x` }).config.pyroscope.labels, {});
+    assert.deepEqual(readConfig({ PYROSCOPE_LABELS: 'ok=1,bad key=2' }).config.pyroscope.labels, { ok: '1' });
+    assert.deepEqual(readConfig({ PYROSCOPE_LABELS: 'env=prod,a' }).config.pyroscope.labels, { env: 'prod' });
+    assert.equal(parseLabels('env=prod,span_id=x').ok, false, 'the CLI rejects the list');
+    // Pyroscope's series bounds: 30 label names (5 are pyro-run's), names of 1024 bytes at most.
+    const many = readConfig({ PYROSCOPE_LABELS: Array.from({ length: 27 }, (_, i) => `k${i}=v`).join(',') });
+    assert.deepEqual(Object.keys(many.config.pyroscope.labels), Array.from({ length: 25 }, (_, i) => `k${i}`));
+    assert.match(many.problems[0]!.message, /label "k25" is past the 25 static labels.*label "k26"/);
+    assert.deepEqual(readConfig({ PYROSCOPE_LABELS: `${'k'.repeat(1025)}=v,ok=1` }).config.pyroscope.labels, { ok: '1' });
   });
 
   it('a bad OTEL_EXPORTER_OTLP_TRACES_PROTOCOL falls back to OTEL_EXPORTER_OTLP_PROTOCOL', () => {

@@ -3,6 +3,7 @@
  * linked and counted — and bounded.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { type Child, registerPath, repoRoot, runCli, runNode } from './support/child.js';
@@ -91,6 +92,23 @@ test('--out forces local mode even when backends are configured', async () => {
     await app.exit();
     assert.equal(receiver.requests.length, 0, 'nothing was sent');
     assert.ok(readRecording(out).spans.length > 0);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("a mistyped PYROSCOPE_SERVER_ADDRESS is a remote set-up with a mistake: one warning naming it, nothing written in the app's folder", async () => {
+  const receiver = await startReceiver();
+  try {
+    const cwd = tempDir();
+    const app = runNode(['--import', registerPath, SHOP], { cwd, env: { PORT: '0', PYROSCOPE_SERVER_ADDRESS: 'pyroscope:4040', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    await driveShop(app, 3);
+    app.process.kill('SIGTERM');
+    await app.exit();
+    assert.deepEqual(readdirSync(cwd), [], 'no recording in the working directory');
+    assert.match(app.stderr, /pyro-run: warning: PYROSCOPE_SERVER_ADDRESS must be an http:\/\/ or https:\/\/ URL; profiles are not sent\n/);
+    assert.equal(receiver.ingests.length, 0);
+    assert.ok(receiver.spans.length > 0, 'the spans still go where they were told');
   } finally {
     await receiver.close();
   }

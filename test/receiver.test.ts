@@ -342,6 +342,28 @@ describe('Pyroscope /ingest', () => {
     assert.deepEqual(r.requests.map((q) => q.outcome), ['ignored', 'ignored']);
   });
 
+  it("rejects the whole upload when one series breaks Pyroscope's label limits, as its distributor does", async () => {
+    r.reset();
+    const withName = (spanName: string): Uint8Array =>
+      encodeProfile({
+        ...CPU_SPEC,
+        samples: [
+          { stack: ['fine', 'main'], values: [1, 10_000_000], labels: { span_id: SPAN_ID, span_name: 'GET /ok' } },
+          { stack: ['long', 'main'], values: [1, 10_000_000], labels: { span_id: '00f067aa0ba902b8', span_name: spanName } },
+        ],
+      });
+    const fits = await postRaw(r, { name: 'svc' }, withName('é'.repeat(1024)));
+    assert.equal(fits.status, 200, 'a value of 2048 bytes fits');
+    const tooLong = await postRaw(r, { name: 'svc' }, withName(`${'é'.repeat(1024)}x`));
+    assert.equal(tooLong.status, 400);
+    assert.match(await tooLong.text(), /has label value too long/);
+    const tooMany = await postRaw(r, { name: `svc{${Array.from({ length: 26 }, (_, i) => `k${i}=v`).join(',')}}` }, withName('GET /x'));
+    assert.equal(tooMany.status, 400, '26 static labels, the 4 of every upload and span_name: 31 in a series');
+    assert.match(await tooMany.text(), /label names; limit 30/);
+    await r.waitFor(() => r.requests.filter((q) => q.status !== undefined).length === 3);
+    assert.equal(r.ingests.length, 1);
+  });
+
   it('reads the profile only from a file part, as form.ReadField does', async () => {
     r.reset();
     const form = new FormData();

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readConfig } from '../src/config.js';
+import { Logger } from '../src/log.js';
 import { createRedactor } from '../src/redact.js';
 import { secretValues } from '../src/start.js';
 
@@ -90,6 +91,19 @@ describe('secretValues: what the preload hands the redactor', () => {
     { name: 'a password in the Pyroscope URL, seen alone', env: { PYROSCOPE_SERVER_ADDRESS: 'https://tenant:s3cr3t-pw%21@pyro.example' }, message: 'auth failed for s3cr3t-pw!', secret: 's3cr3t-pw!' },
     { name: 'a password in the OTLP endpoint URL, seen alone', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://u:otlp-pass-123@collector.example' }, message: 'rejected otlp-pass-123', secret: 'otlp-pass-123' },
     { name: 'the basic-auth password', env: { PYROSCOPE_SERVER_ADDRESS: 'https://p.example', PYROSCOPE_BASIC_AUTH_USER: 'u', PYROSCOPE_BASIC_AUTH_PASSWORD: 'basic-pw-4567' }, message: 'pw basic-pw-4567', secret: 'basic-pw-4567' },
+    // A backend's error body echoing what it got, in a form no header pattern catches.
+    {
+      name: 'the basic-auth credential as sent, base64 of user:password',
+      env: { PYROSCOPE_SERVER_ADDRESS: 'https://p.example', PYROSCOPE_BASIC_AUTH_USER: '123456', PYROSCOPE_BASIC_AUTH_PASSWORD: 'glc_token-xyz' },
+      message: 'server said: {"error":"denied","auth=Basic MTIzNDU2OmdsY190b2tlbi14eXo="}',
+      secret: 'MTIzNDU2OmdsY190b2tlbi14eXo=',
+    },
+    {
+      name: "the Basic credential made of a URL's userinfo",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://user:pa%40ss-9999@collector.example' },
+      message: 'echo: got Basic dXNlcjpwYUBzcy05OTk5 from you',
+      secret: 'dXNlcjpwYUBzcy05OTk5',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -97,4 +111,13 @@ describe('secretValues: what the preload hands the redactor', () => {
       assert.ok(!out.includes(c.secret), out);
     });
   }
+});
+
+describe('what the logger prints', () => {
+  it('shows control characters as escapes, after the secrets are masked', () => {
+    const lines: string[] = [];
+    const log = new Logger('warn', (text) => text.replaceAll('hunter2', '***'), (line) => lines.push(line));
+    log.warn('backend said: \u001b[31mhunter2\u001b[0m\r\nok');
+    assert.deepEqual(lines, ['pyro-run: warning: backend said: \\x1b[31m***\\x1b[0m\\r\\nok\n']);
+  });
 });

@@ -395,6 +395,19 @@ describe('the exit summary', () => {
     assert.throws(() => exitSummary(path.join(base, 'missing')), RunError);
   });
 
+  it("shows control characters in span names as escapes: a name must not drive the terminal", () => {
+    const T = traceIdOf(9);
+    const name = 'GET /\u001b[2J\rx\ny\u009b';
+    const dir = writeRecording(fresh(), {
+      windows: [{ cpu: [{ stack: ['main', 'evil\u0007fn'], value: 5 * MS, span: { spanId: spanIdOf(1), spanName: name, traceId: T } }] }],
+      spanBatches: [[{ spanId: spanIdOf(1), traceId: T, parentSpanId: undefined, name, kind: 2, startNs: 1_000_000_000n, durationNs: 10 * MS, profiled: true }]],
+    });
+    const text = formatSummary(aggregateRun(loadRunSync(dir), { trees: false }));
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character but the line ends');
+    assert.match(text, /GET \/\\x1b\[2J\\rx\\ny\\x9b/);
+    assert.match(text, /evil\\x07fn/);
+  });
+
   it('says so when nothing ran in a span', () => {
     const dir = writeRecording(fresh(), { windows: [{ cpu: [{ stack: ['main'], value: 5 * MS }] }] });
     assert.equal(formatSummary(aggregateRun(loadRunSync(dir))), 'No local-root spans recorded.\nSamples inside spans: 0% of CPU time\n');

@@ -17,7 +17,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { SpanScope } from '../src/config.js';
-import { LabelRegistry, SpanLabels } from '../src/span-link/labels.js';
+import { fitLabelValue, LabelRegistry, SpanLabels } from '../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../src/span-link/processor.js';
 
 const ATTR = 'pyroscope.profile.id';
@@ -268,5 +268,19 @@ describe('SpanLabels', () => {
       span_name: 'GET',
       trace_id: root.spanContext().traceId,
     });
+  });
+});
+
+describe('label values Pyroscope takes', () => {
+  it('cuts a span name longer than 2048 bytes of UTF-8 at a character, and leaves shorter ones', () => {
+    assert.equal(fitLabelValue('GET /users/:id'), 'GET /users/:id');
+    assert.equal(fitLabelValue('é'.repeat(1024)), 'é'.repeat(1024), 'exactly 2048 bytes fits');
+    const long = fitLabelValue('x'.repeat(3000));
+    assert.equal(Buffer.byteLength(long), 2048);
+    assert.ok(long.endsWith('…'));
+    const emoji = fitLabelValue('🔥'.repeat(600));
+    assert.ok(Buffer.byteLength(emoji) <= 2048);
+    assert.doesNotMatch(emoji, /\uFFFD/);
+    assert.equal([...emoji.slice(0, -1)].every((c) => c === '🔥'), true, 'no half of a character');
   });
 });

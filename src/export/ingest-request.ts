@@ -1,3 +1,4 @@
+import { basicCredential } from '../basic-auth.js';
 import type { Config } from '../config.js';
 import { INGEST_PATH, SPY_NAME } from '../wire.js';
 import type { Outgoing } from './outgoing.js';
@@ -43,7 +44,7 @@ export function authHeaders(pyroscope: Config['pyroscope']): Record<string, stri
   if (pyroscope.authToken !== undefined) {
     headers.authorization = `Bearer ${pyroscope.authToken}`;
   } else if (pyroscope.basicAuthUser !== undefined && pyroscope.basicAuthPassword !== undefined) {
-    headers.authorization = `Basic ${Buffer.from(`${pyroscope.basicAuthUser}:${pyroscope.basicAuthPassword}`).toString('base64')}`;
+    headers.authorization = `Basic ${basicCredential(pyroscope.basicAuthUser, pyroscope.basicAuthPassword)}`;
   }
   if (pyroscope.tenantId !== undefined) headers['x-scope-orgid'] = pyroscope.tenantId;
   return headers;

@@ -1,4 +1,5 @@
 import type { LookupFunction } from 'node:net';
+import { basicCredential, urlCredentials } from '../basic-auth.js';
 import type { Undici } from './undici-parts.js';
 
 /**
@@ -118,19 +119,11 @@ export function wireForm(request: Outgoing): { url: string; headers: Record<stri
   } catch {
     return { url: request.url, headers: request.headers };
   }
-  if (url.username === '' && url.password === '') return { url: request.url, headers: request.headers };
+  const credentials = urlCredentials(request.url);
+  if (credentials === undefined) return { url: request.url, headers: request.headers };
   const headers = { ...request.headers };
   const hasAuth = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
-  if (!hasAuth) {
-    const decode = (s: string) => {
-      try {
-        return decodeURIComponent(s);
-      } catch {
-        return s;
-      }
-    };
-    headers.authorization = `Basic ${Buffer.from(`${decode(url.username)}:${decode(url.password)}`).toString('base64')}`;
-  }
+  if (!hasAuth) headers.authorization = `Basic ${basicCredential(credentials.user, credentials.password)}`;
   url.username = '';
   url.password = '';
   return { url: url.toString(), headers };

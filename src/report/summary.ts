@@ -3,6 +3,7 @@
  * aligned table, then how much of the profile ran inside spans. Pure: aggregates in, text out.
  */
 import type { RunAggregates, SampleShare } from './aggregate.js';
+import { printable } from '../printable.js';
 import { formatDuration, formatPercent, truncate } from './format.js';
 
 export interface SummaryOptions {
@@ -18,7 +19,7 @@ function topSelfText(aggregates: RunAggregates, endpoint: RunAggregates['endpoin
   return endpoint.topSelf
     .map(({ frame, value }) => {
       const name = aggregates.strings[aggregates.frames.name[frame] as number] ?? '';
-      return `${truncate(name, FUNCTION_WIDTH)} ${formatPercent(value, endpoint.cpuNs)}`;
+      return `${truncate(printable(name), FUNCTION_WIDTH)} ${formatPercent(value, endpoint.cpuNs)}`;
     })
     .join(', ');
 }
@@ -55,7 +56,7 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   } else {
     const header = ['Endpoint', 'Count', 'p50', 'p95', 'CPU', 'Top self time (share of endpoint CPU)'];
     const rows = shown.map((endpoint) => [
-      truncate(endpoint.name || '(unnamed)', NAME_WIDTH),
+      truncate(printable(endpoint.name) || '(unnamed)', NAME_WIDTH),
       String(endpoint.count),
       formatDuration(endpoint.p50Ns),
       formatDuration(endpoint.p95Ns),

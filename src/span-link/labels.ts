@@ -1,6 +1,23 @@
 import type { Context } from '@opentelemetry/api';
 import { otelApi } from '../vendor.js';
-import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from '../wire.js';
+import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID, MAX_LABEL_VALUE_BYTES } from '../wire.js';
+
+/** Characters of 4 UTF-8 bytes at most: a name this short always fits. */
+const ALWAYS_FITS = MAX_LABEL_VALUE_BYTES / 4;
+
+/** `value` cut to MAX_LABEL_VALUE_BYTES of UTF-8, at a code point, with `…` where it was cut. */
+export function fitLabelValue(value: string): string {
+  if (value.length <= ALWAYS_FITS || Buffer.byteLength(value) <= MAX_LABEL_VALUE_BYTES) return value;
+  const ellipsis = '…';
+  let bytes = Buffer.byteLength(ellipsis);
+  let cut = '';
+  for (const char of value) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > MAX_LABEL_VALUE_BYTES) break;
+    cut += char;
+  }
+  return cut + ellipsis;
+}
 
 /** The part of a span we read: its name can change until it ends (an HTTP span learns its route). */
 interface NamedSpan {
@@ -54,9 +71,9 @@ export class SpanLabels {
     return this.endedAtMicros === undefined || atMicros <= this.endedAtMicros + graceMicros;
   }
 
-  /** The pprof labels of a sample. */
+  /** The pprof labels of a sample; a name too long for Pyroscope is cut to fit. */
   toLabels(withTraceId: boolean): Record<string, string> {
-    const labels: Record<string, string> = { [LABEL_SPAN_ID]: this.spanId, [LABEL_SPAN_NAME]: this.spanName };
+    const labels: Record<string, string> = { [LABEL_SPAN_ID]: this.spanId, [LABEL_SPAN_NAME]: fitLabelValue(this.spanName) };
     if (withTraceId) labels[LABEL_TRACE_ID] = this.traceId;
     return labels;
   }

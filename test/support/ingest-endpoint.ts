@@ -2,7 +2,8 @@
 // grafana/pyroscope pkg/ingester/pyroscope/ingest_handler.go (ServeHTTP,
 // parseInputMetadataFromRequest), ingest_adapter.go (parseToPprof) and
 // pkg/og/convert/pprof/profile.go (ParseToPprof, createLabels).
-// Status codes follow the handler: a bad `name` is 400; a body that fails to
+// Status codes follow the handler: a bad `name` is 400, and so is a series that
+// breaks the distributor's label limits (pyroscope-limits.ts); a body that fails to
 // parse is not an ingestion.Error, so it is answered 422 (Unprocessable
 // Entity); errors are JSON {"code","message"} (pkg/util/http/error.go
 // ErrorWithStatus, code from connectgrpc.HTTPToCode). Success is 200 with an
@@ -13,6 +14,7 @@ import { header, type ReceivedRequest, type Reply } from './exchange.js';
 import { sampleViewsOf, type SampleView } from './pprof-helpers.js';
 import { decodePprof, PprofDecodeError, type DecodedPprof } from './pprof-wire.js';
 import { extractIngestBody, IngestBodyError, type IngestBody } from './pyroscope-body.js';
+import { seriesLimitError } from './pyroscope-limits.js';
 import { metricNameOf, profileTypeIdsOf } from './pyroscope-metric.js';
 import { ingestedLabels, NameError, parseName, type ParsedName } from './pyroscope-name.js';
 import { parseAtTime } from './pyroscope-time.js';
@@ -104,19 +106,22 @@ export async function handleIngest(request: ReceivedRequest): Promise<IngestResu
   const metricName = metricNameOf(profile, body.sampleTypeConfig);
   const labels = ingestedLabels(parsed.labels);
   const timeNanos = BigInt(profile.timeNanos);
+  const seriesLabels = {
+    __name__: metricName,
+    __delta__: 'false',
+    service_name: parsed.serviceName,
+    pyroscope_spy: spyName,
+    ...labels,
+  };
+  const limitError = seriesLimitError(seriesLabels, profile);
+  if (limitError !== undefined) return { reply: ingestErrorReply(400, limitError), record: undefined };
   let samples: SampleView[] | undefined;
   const record: IngestRecord = {
     receivedAt: request.receivedAt,
     name,
     serviceName: parsed.serviceName,
     labels,
-    seriesLabels: {
-      __name__: metricName,
-      __delta__: 'false',
-      service_name: parsed.serviceName,
-      pyroscope_spy: spyName,
-      ...labels,
-    },
+    seriesLabels,
     from,
     until,
     spyName,
