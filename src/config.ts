@@ -1,4 +1,5 @@
 import { pm2AppName } from './pm2.js';
+import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from './wire.js';
 
 /**
  * Configuration: one table that maps every CLI flag to the env var the preload reads, and one
@@ -142,14 +143,10 @@ function parseExactUrl(raw: string): Parsed<string> {
 }
 
 /**
- * `k=v,k2=v2`, the PYROSCOPE_LABELS form of the Java/.NET SDKs. Keys must survive the server's
- * label-set parser (`[A-Za-z0-9_.]`, not starting `__`); values are escaped at upload time.
- */
-/**
  * Label keys pyro-run sends itself, which Grafana joins profiles to spans and services on: a static
  * label of the same name would stand in for them.
  */
-const RESERVED_LABELS: ReadonlySet<string> = new Set(['service_name', 'span_id', 'span_name', 'trace_id']);
+const RESERVED_LABELS: ReadonlySet<string> = new Set([LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID]);
 /**
  * Pyroscope's default bounds on a series (pkg/validation limits.go): 30 label names, of which 5 are
  * sent with every profile (__name__, __delta__, service_name, pyroscope_spy, span_name), and names
@@ -158,7 +155,11 @@ const RESERVED_LABELS: ReadonlySet<string> = new Set(['service_name', 'span_id',
 const MAX_STATIC_LABELS = 25;
 const MAX_LABEL_NAME_BYTES = 1024;
 
-/** Each `k=v` entry of a label list, as a label or as what is wrong with it. */
+/**
+ * Each entry of `k=v,k2=v2` (the PYROSCOPE_LABELS form of the Java/.NET SDKs), as a label or as
+ * what is wrong with it. Keys must survive the server's label-set parser (`[A-Za-z0-9_.]`, not
+ * starting `__`); values are escaped at upload time.
+ */
 function labelEntries(raw: string): { labels: Record<string, string>; wrong: string[] } {
   const labels: Record<string, string> = {};
   const wrong: string[] = [];

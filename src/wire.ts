@@ -19,6 +19,12 @@ export const ATTR_PROFILE_ID = 'pyroscope.profile.id';
 
 /** `spyName` query parameter the Pyroscope Node SDK sends. */
 export const SPY_NAME = 'nodespy';
+/**
+ * Series label Pyroscope files a profile under; Grafana's span-to-profile link matches it against the
+ * span's `service.name`. Sent in `/ingest`'s `name` it takes the place of the app name, on Pyroscope
+ * 1.13 and later (pkg/og/convert/pprof/profile.go createLabels, grafana/pyroscope#3951).
+ */
+export const LABEL_SERVICE_NAME = 'service_name';
 export const INGEST_PATH = '/ingest';
 
 /** Sample/period types of the two pprofs a window yields; Pyroscope derives the metric name from them. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readConfig, type Config } from '../src/config.js';
-import { authHeaders, ingestName, ingestRequest, sanitizeAppName, sanitizeLabelValue, type IngestInput } from '../src/export/ingest-request.js';
+import { authHeaders, ingestName, ingestRequest, sanitizeAppName, sanitizeLabelValue, serviceNameLabel, type IngestInput } from '../src/export/ingest-request.js';
 import { basicAuthOf } from './support/basic-auth.js';
 import { goQueryGet, parseGoQuery } from './support/go-query.js';
 import { ingestedLabels, parseName, type ParsedName } from './support/pyroscope-name.js';
@@ -102,27 +102,53 @@ describe('ingestName: syntax the server parses', () => {
       name: 'service name with illegal characters',
       service: 'my service!',
       labels: { a: '1' },
-      wire: 'my_service_{a=1}',
-      parsed: { serviceName: 'my_service_', labels: { a: '1' } },
+      wire: 'my_service_{a=1,service_name=my service!}',
+      parsed: { serviceName: 'my_service_', labels: { a: '1', service_name: 'my service!' } },
     },
-    { name: 'non-ASCII service name', service: 'café', labels: {}, wire: 'caf_{}', parsed: { serviceName: 'caf_', labels: {} } },
-    { name: 'service name with - / . _ kept', service: '@acme/web-api_v2.1', labels: {}, wire: '_acme/web-api_v2.1{}', parsed: { serviceName: '_acme/web-api_v2.1', labels: {} } },
-    { name: 'service name braces', service: 'a{b=c}', labels: {}, wire: 'a_b_c_{}', parsed: { serviceName: 'a_b_c_', labels: {} } },
+    { name: 'non-ASCII service name', service: 'café', labels: {}, wire: 'caf_{service_name=café}', parsed: { serviceName: 'caf_', labels: { service_name: 'café' } } },
+    {
+      name: 'a scoped package name travels exactly as the service_name label',
+      service: '@acme/web-api_v2.1',
+      labels: { region: 'eu' },
+      wire: '_acme/web-api_v2.1{region=eu,service_name=@acme/web-api_v2.1}',
+      parsed: { serviceName: '_acme/web-api_v2.1', labels: { region: 'eu', service_name: '@acme/web-api_v2.1' } },
+    },
+    { name: 'a service name the label parser would split is only sanitized', service: 'a{b=c}', labels: {}, wire: 'a_b_c_{}', parsed: { serviceName: 'a_b_c_', labels: {} } },
+    { name: 'a service name with a comma is only sanitized', service: 'a,b', labels: {}, wire: 'a_b{}', parsed: { serviceName: 'a_b', labels: {} } },
+    { name: 'a service name with surrounding spaces is only sanitized', service: ' a ', labels: {}, wire: '_a_{}', parsed: { serviceName: '_a_', labels: {} } },
     { name: 'empty service name', service: '', labels: {}, wire: 'unknown_service{}', parsed: { serviceName: 'unknown_service', labels: {} } },
-    { name: 'very long service name is cut to 256', service: 's'.repeat(300), labels: {}, wire: `${'s'.repeat(256)}{}`, parsed: { serviceName: 's'.repeat(256), labels: {} } },
+    {
+      name: 'a long service name: the app name is cut to 256, the label keeps it whole',
+      service: 's'.repeat(300),
+      labels: {},
+      wire: `${'s'.repeat(256)}{service_name=${'s'.repeat(300)}}`,
+      parsed: { serviceName: 's'.repeat(256), labels: { service_name: 's'.repeat(300) } },
+    },
+    { name: 'a service name over the label value limit is only cut', service: 'é'.repeat(1100), labels: {}, wire: `${'_'.repeat(256)}{}`, parsed: { serviceName: '_'.repeat(256), labels: {} } },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      assert.equal(ingestName(c.service, c.labels), c.wire);
+      assert.equal(ingestName(c.service, c.labels, serviceNameLabel(c.service)), c.wire);
       const parsed = serverParse(c.service, c.labels);
       assert.deepEqual(parsed, c.parsed);
       assert.deepEqual(ingestedLabels(parsed.labels), parsed.labels, 'no label is dropped at ingestion');
     });
   }
 
+  it('a request carrying the service_name label falls back to the app name alone, for servers before 1.13', () => {
+    const request = ingestRequest(input({ serviceName: '@acme/checkout', labels: { env: 'prod' } }));
+    assert.deepEqual(serverView(request.url).parsed, { serviceName: '_acme/checkout', labels: { env: 'prod', service_name: '@acme/checkout' } });
+    assert.ok(request.fallback, 'a fallback form');
+    assert.deepEqual(serverView(request.fallback.request.url).parsed, { serviceName: '_acme/checkout', labels: { env: 'prod' } });
+    const { fallback, ...primary } = request;
+    assert.deepEqual({ ...fallback.request, url: '' }, { ...primary, url: '' }, 'only the name differs');
+    assert.match(fallback.note, /"@acme\/checkout" are filed as "_acme\/checkout"/);
+    assert.equal(ingestRequest(input({ serviceName: 'checkout' })).fallback, undefined, 'a name Pyroscope takes needs none');
+  });
+
   it('a service name with ":" (OTel style unknown_service:node) is made acceptable to the server', () => {
     assert.equal(sanitizeAppName('unknown_service:node'), 'unknown_service_node');
-    assert.deepEqual(serverParse('unknown_service:node', { span_name: 'x' }), { serviceName: 'unknown_service_node', labels: { span_name: 'x' } });
+    assert.deepEqual(serverParse('unknown_service:node', { span_name: 'x' }), { serviceName: 'unknown_service_node', labels: { service_name: 'unknown_service:node', span_name: 'x' } });
   });
 
   it('the default service name of readConfig is accepted as is', () => {

@@ -30,7 +30,7 @@ const SHUTDOWN_RETRY_MS = 100;
 const MAX_REPLY_BYTES = 16 * 1024;
 
 type Kind = Outgoing['kind'];
-type Outcome = { kind: 'sent' } | { kind: 'rejected' } | { kind: 'retry'; afterMs: number | undefined };
+type Outcome = { kind: 'sent' } | { kind: 'rejected'; status: number; detail: string } | { kind: 'retry'; afterMs: number | undefined };
 
 /** One pipeline (profiles or spans): its own order, its own retries, so a dead Pyroscope never holds spans back, nor the other way round. */
 interface Lane {
@@ -43,6 +43,8 @@ interface Lane {
   failures: number;
   /** The final flush began while this pipeline was failing: one last attempt, no retries. */
   downAtShutdown: boolean;
+  /** The server took a request's fallback form where it refused the request: send fallbacks. */
+  fallbackAdopted: boolean;
   abort: AbortController | undefined;
   backoffTimer: NodeJS.Timeout | undefined;
   wakeBackoff: (() => void) | undefined;
@@ -120,12 +122,18 @@ export class HttpSender {
       lane.abort?.abort();
       // Ends the backoff wait, so the lane's loop sees `closed` and stops.
       lane.wakeBackoff?.();
-      if (lane.current) pending.push(lane.current);
-      pending.push(...lane.queue);
+      if (lane.current) pending.push(formFor(lane, lane.current));
+      pending.push(...lane.queue.map((request) => formFor(lane, request)));
       lane.current = undefined;
       lane.queue.length = 0;
     }
     return pending;
+  }
+
+  /** `request` in the form its pipeline sends (see Outgoing.fallback): for requests made after drain(). */
+  sendable(request: Outgoing): Outgoing {
+    const lane = this.lanes.get(request.kind);
+    return lane ? formFor(lane, request) : request;
   }
 
   /** Requests waiting (not counting the one each pipeline is sending): for tests and diagnostics. */
@@ -138,7 +146,7 @@ export class HttpSender {
   private lane(kind: Kind): Lane {
     let lane = this.lanes.get(kind);
     if (!lane) {
-      lane = { kind, queue: [], current: undefined, running: false, failures: 0, downAtShutdown: false, abort: undefined, backoffTimer: undefined, wakeBackoff: undefined };
+      lane = { kind, queue: [], current: undefined, running: false, failures: 0, downAtShutdown: false, fallbackAdopted: false, abort: undefined, backoffTimer: undefined, wakeBackoff: undefined };
       this.lanes.set(kind, lane);
     }
     return lane;
@@ -168,7 +176,7 @@ export class HttpSender {
         const request = lane.current ?? lane.queue.shift();
         if (!request) break;
         lane.current = request;
-        const outcome = await this.attempt(lane, request);
+        const outcome = await this.send(lane, request);
         if (this.closed) break;
         if (outcome.kind === 'retry') {
           lane.failures++;
@@ -192,12 +200,26 @@ export class HttpSender {
           lane.failures = 0;
         } else {
           this.stats.dropped++;
+          log.warnOnce(`rejected:${lane.kind}:${outcome.status}`, `${lane.kind} upload rejected (${outcome.detail}); dropping ${request.what}`);
         }
       }
     } finally {
       lane.running = false;
       if (!this.anyRunning()) for (const wake of this.idleWaiters.splice(0)) wake();
     }
+  }
+
+  /** One attempt at a request, in the form its pipeline sends; a refused request's fallback is tried at once. */
+  private async send(lane: Lane, request: Outgoing): Promise<Outcome> {
+    const outcome = await this.attempt(lane, formFor(lane, request));
+    const fallback = request.fallback;
+    if (outcome.kind !== 'rejected' || outcome.status !== 400 || !fallback || lane.fallbackAdopted || this.closed) return outcome;
+    const second = await this.attempt(lane, fallback.request);
+    if (second.kind === 'sent') {
+      lane.fallbackAdopted = true;
+      this.options.log.warn(fallback.note);
+    }
+    return second.kind === 'rejected' ? outcome : second;
   }
 
   private async attempt(lane: Lane, request: Outgoing): Promise<Outcome> {
@@ -225,8 +247,7 @@ export class HttpSender {
         log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload failed (${detail}); retrying, the app is not affected`);
         return { kind: 'retry', afterMs: retryAfterMs(response.headers['retry-after'], Date.now(), this.maxBackoff()) };
       }
-      log.warnOnce(`rejected:${lane.kind}:${response.statusCode}`, `${lane.kind} upload rejected (${detail}); dropping ${request.what}`);
-      return { kind: 'rejected' };
+      return { kind: 'rejected', status: response.statusCode, detail };
     } catch (error) {
       if (this.closed) return { kind: 'retry', afterMs: 0 };
       const why = abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason.message : reason(error);
@@ -267,6 +288,11 @@ export class HttpSender {
       lane.backoffTimer.unref();
     });
   }
+}
+
+/** A request as its pipeline sends it: its fallback form once the server showed it takes only that. */
+function formFor(lane: Lane, request: Outgoing): Outgoing {
+  return lane.fallbackAdopted && request.fallback ? request.fallback.request : request;
 }
 
 /** OpenSSL's verification failures (node:tls error codes) and Node's host-name mismatch. */

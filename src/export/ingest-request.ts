@@ -1,6 +1,6 @@
 import { basicCredential } from '../basic-auth.js';
 import type { Config } from '../config.js';
-import { INGEST_PATH, SPY_NAME } from '../wire.js';
+import { INGEST_PATH, LABEL_SERVICE_NAME, MAX_LABEL_VALUE_BYTES, SPY_NAME } from '../wire.js';
 import type { Outgoing } from './outgoing.js';
 
 /**
@@ -31,12 +31,27 @@ export function sanitizeLabelValue(value: string): string {
   return truncate(value.replace(/[{}=,\s"\\]/g, '_'));
 }
 
-export function ingestName(serviceName: string, labels: Record<string, string>): string {
+/**
+ * The service name as a `service_name` label value, for a name Pyroscope does not take as an app
+ * name (`@acme/checkout`): Pyroscope 1.13 and later file the profile under the label instead, so
+ * profiles and spans carry the identical name. Undefined when the app name is the name already,
+ * or when the name cannot travel as a value: labelset.Parse ends a value at `,` or `}` and trims
+ * surrounding spaces, and the distributor refuses values over MAX_LABEL_VALUE_BYTES.
+ */
+export function serviceNameLabel(serviceName: string): string | undefined {
+  if (sanitizeAppName(serviceName) === serviceName) return undefined;
+  if (serviceName === '' || /[,}]/.test(serviceName) || serviceName.trim() !== serviceName) return undefined;
+  return Buffer.byteLength(serviceName) <= MAX_LABEL_VALUE_BYTES ? serviceName : undefined;
+}
+
+/** `exactName`: a `service_name` label value (see serviceNameLabel), sent as is. */
+export function ingestName(serviceName: string, labels: Record<string, string>, exactName?: string): string {
   const pairs = Object.entries(labels)
-    .filter(([key]) => /^[A-Za-z0-9_.]+$/.test(key) && !key.startsWith('__'))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => `${key}=${sanitizeLabelValue(value)}`);
-  return `${sanitizeAppName(serviceName)}{${pairs.join(',')}}`;
+    .filter(([key]) => /^[A-Za-z0-9_.]+$/.test(key) && !key.startsWith('__') && key !== LABEL_SERVICE_NAME)
+    .map(([key, value]): [string, string] => [key, sanitizeLabelValue(value)]);
+  if (exactName !== undefined) pairs.push([LABEL_SERVICE_NAME, exactName]);
+  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${sanitizeAppName(serviceName)}{${pairs.map(([key, value]) => `${key}=${value}`).join(',')}}`;
 }
 
 export function authHeaders(pyroscope: Config['pyroscope']): Record<string, string> {
@@ -63,9 +78,28 @@ export interface IngestInput {
   what: string;
 }
 
+/**
+ * The upload of one window's profile. For a service name Pyroscope only takes as a label, the
+ * request carries it so, with the app-name-only form as its fallback: servers before 1.13 add
+ * `service_name` themselves and refuse the duplicate with a 400.
+ */
 export function ingestRequest(input: IngestInput): Outgoing {
+  const exactName = serviceNameLabel(input.serviceName);
+  const request = ingestRequestNamed(input, ingestName(input.serviceName, input.labels, exactName));
+  if (exactName === undefined) return request;
+  const appName = sanitizeAppName(input.serviceName);
+  return {
+    ...request,
+    fallback: {
+      request: ingestRequestNamed(input, ingestName(input.serviceName, input.labels)),
+      note: `the Pyroscope server refuses the service_name label (servers before 1.13 do), so profiles of "${input.serviceName}" are filed as "${appName}": Grafana's link from spans to profiles needs that name mapped, or a Pyroscope 1.13+`,
+    },
+  };
+}
+
+function ingestRequestNamed(input: IngestInput, name: string): Outgoing {
   const query = new URLSearchParams({
-    name: ingestName(input.serviceName, input.labels),
+    name,
     // Epoch milliseconds: the server reads 13-digit values as ms (pkg/og/util/attime).
     from: String(Math.floor(input.from)),
     until: String(Math.ceil(input.until)),

@@ -14,6 +14,12 @@ export interface Outgoing {
   body: Uint8Array;
   /** Short human text for logs, e.g. `cpu profile 12:00:00–12:00:15`. Never holds secrets. */
   what: string;
+  /**
+   * The same upload in a form older servers take, for when this one is refused (400): tried at
+   * once, and once it was taken where this form was not, its pipeline sends fallback forms from
+   * then on, with `note` said once.
+   */
+  fallback?: { request: Outgoing; note: string };
 }
 
 /** The endpoint of a request without query string or credentials: safe to print. */

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ProfileWindow } from '../profiler.js';
-import { authHeaders, ingestRequest, sanitizeAppName } from './ingest-request.js';
+import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
 import type { Outgoing } from './outgoing.js';
 import type { EncodedProfile } from './window-encoder.js';
 
@@ -23,7 +23,7 @@ export class PyroscopeExporter {
     if (serviceName === this.serviceName) return;
     this.serviceName = serviceName;
     const profileName = sanitizeAppName(serviceName);
-    if (profileName !== serviceName) {
+    if (profileName !== serviceName && serviceNameLabel(serviceName) === undefined) {
       this.log.warn(`service name "${serviceName}" has characters Pyroscope does not allow; profiles are filed as "${profileName}", so Grafana's link from spans to profiles needs that name mapped`);
     }
   }

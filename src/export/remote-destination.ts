@@ -87,7 +87,7 @@ export class RemoteDestination implements Destination {
       // Windows still encoding would never finish now: encode them here, then the last one.
       const windows = this.encoder.takePendingSync();
       if (last.window) windows.push([last.window, encodeSync(last.window)]);
-      if (this.exporter) for (const [window, profiles] of windows) requests.push(...this.exporter.requests(window, profiles));
+      if (this.exporter) for (const [window, profiles] of windows) requests.push(...this.exporter.requests(window, profiles).map((r) => this.sender.sendable(r)));
     } catch (error) {
       this.log.warn(`could not encode the last profile window: ${reason(error)}`);
     }

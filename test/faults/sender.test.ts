@@ -264,3 +264,52 @@ test('an explicit Authorization header wins over URL credentials', async () => {
     await srv.close();
   }
 });
+
+/** `what` whose primary form goes to /primary and whose fallback goes to /fallback. */
+function withFallback(base: string, what: string): Outgoing {
+  return { ...outgoing(base, what, 'profiles', '/primary'), fallback: { request: outgoing(base, what, 'profiles', '/fallback'), note: 'using the fallback form from now on' } };
+}
+
+test('a request refused with 400 goes again in its fallback form; once that is taken, the pipeline sends only fallback forms', async () => {
+  const srv = await server((req, res) => {
+    res.statusCode = req.url === '/primary' ? 400 : 200;
+    res.end(req.url === '/primary' ? 'duplicate label name' : '');
+  });
+  try {
+    const { sender: s, lines } = sender();
+    s.enqueue(withFallback(srv.url, 'r0'));
+    await srv.arrived(2);
+    await s.idle(5000);
+    for (const what of ['r1', 'r2']) s.enqueue(withFallback(srv.url, what));
+    await srv.arrived(4);
+    await s.idle(5000);
+    assert.deepEqual(srv.seen.map((x) => `${x.what} ${x.url}`), ['r0 /primary', 'r0 /fallback', 'r1 /fallback', 'r2 /fallback']);
+    assert.deepEqual({ sent: s.stats.sent, dropped: s.stats.dropped }, { sent: 3, dropped: 0 });
+    assert.deepEqual(lines.map((l) => l.trim()), ['pyro-run: warning: using the fallback form from now on'], 'the note once, no rejection warning');
+    s.enqueue(withFallback(srv.url, 'r3'));
+    assert.deepEqual(s.drain().map((r) => r.url.slice(srv.url.length)), ['/fallback'], 'the final flush sends the form the server takes');
+    assert.equal(s.sendable(withFallback(srv.url, 'r4')).url, `${srv.url}/fallback`);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a fallback form the server refuses as well is not adopted: the request is dropped with the first refusal named', async () => {
+  const srv = await server((req, res) => {
+    res.statusCode = 400;
+    res.end(req.url === '/primary' ? 'bad primary' : 'bad fallback');
+  });
+  try {
+    const { sender: s, lines } = sender();
+    s.enqueue(withFallback(srv.url, 'r0'));
+    s.enqueue(withFallback(srv.url, 'r1'));
+    await srv.arrived(4);
+    await s.idle(5000);
+    assert.deepEqual(srv.seen.map((x) => `${x.what} ${x.url}`), ['r0 /primary', 'r0 /fallback', 'r1 /primary', 'r1 /fallback']);
+    assert.equal(s.stats.dropped, 2);
+    assert.equal(lines.length, 1, lines.join(''));
+    assert.match(lines[0]!, /profiles upload rejected \(.* answered 400: bad primary\); dropping r0/);
+  } finally {
+    await srv.close();
+  }
+});

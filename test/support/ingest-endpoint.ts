@@ -8,6 +8,10 @@
 // Entity); errors are JSON {"code","message"} (pkg/util/http/error.go
 // ErrorWithStatus, code from connectgrpc.HTTPToCode). Success is 200 with an
 // empty body.
+// A `service_name` label in `name` is the series' service name since Pyroscope
+// 1.13 (createLabels adds the app name only when there is none,
+// grafana/pyroscope#3951); before, createLabels always added the app name and
+// the label made a duplicate that ValidateLabels refuses with a 400.
 
 import { goQueryGet, parseGoQuery } from './go-query.js';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
@@ -57,7 +61,10 @@ function sampleRateOf(value: string): number {
 
 export type IngestResult = { reply: Reply; record: IngestRecord | undefined };
 
-export async function handleIngest(request: ReceivedRequest): Promise<IngestResult> {
+/** Which Pyroscope's createLabels to model: 1.13 and later (the default), or an older one. */
+export type ServiceNameLabelRule = 'replaces-app-name' | 'duplicates-app-name';
+
+export async function handleIngest(request: ReceivedRequest, serviceNameRule: ServiceNameLabelRule = 'replaces-app-name'): Promise<IngestResult> {
   const query = parseGoQuery(request.query);
   const name = goQueryGet(query, 'name');
   let parsed: ParsedName;
@@ -113,13 +120,17 @@ export async function handleIngest(request: ReceivedRequest): Promise<IngestResu
     pyroscope_spy: spyName,
     ...labels,
   };
+  if (serviceNameRule === 'duplicates-app-name' && 'service_name' in labels) {
+    const text = `{${Object.entries(seriesLabels).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+    return { reply: ingestErrorReply(400, `profile with labels '${text}' has duplicate label name: 'service_name'`), record: undefined };
+  }
   const limitError = seriesLimitError(seriesLabels, profile);
   if (limitError !== undefined) return { reply: ingestErrorReply(400, limitError), record: undefined };
   let samples: SampleView[] | undefined;
   const record: IngestRecord = {
     receivedAt: request.receivedAt,
     name,
-    serviceName: parsed.serviceName,
+    serviceName: seriesLabels.service_name,
     labels,
     seriesLabels,
     from,

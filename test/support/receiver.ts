@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BehaviourSlot } from './behaviour.js';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
 import { listen, readBody, type TlsOptions } from './http-server.js';
-import { handleIngest, ingestErrorReply } from './ingest-endpoint.js';
+import { handleIngest, ingestErrorReply, type ServiceNameLabelRule } from './ingest-endpoint.js';
 import type { DecodedSpan } from './otlp-types.js';
 import type {
   Behaviour,
@@ -57,6 +57,8 @@ export interface ReceiverOptions {
   requireAuthorization?: Partial<Record<Endpoint, string>>;
   /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP; `url` is then https://. */
   tls?: TlsOptions;
+  /** How a `service_name` label in `/ingest`'s name is taken: as by Pyroscope 1.13+ (default) or an older one. */
+  serviceNameLabel?: ServiceNameLabelRule;
 }
 
 export interface Receiver {
@@ -184,7 +186,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     }
     const breakReply = behaviour?.resetMidBody === 'response';
     if (endpoint === 'ingest') {
-      const { reply, record: ingest } = await handleIngest(request);
+      const { reply, record: ingest } = await handleIngest(request, options.serviceNameLabel);
       if (ingest) ingests.push(ingest);
       record.outcome = ingest ? 'stored' : reply.status < 300 ? 'ignored' : 'rejected';
       send(res, record, reply, breakReply);
