@@ -180,6 +180,15 @@ function labelEntries(raw: string): { labels: Record<string, string>; wrong: str
   return { labels, wrong };
 }
 
+/**
+ * Whether an OTEL_*_EXPORTER list asks for any exporter: empty and `none` ask for none, and `none`
+ * anywhere in the list wins, as in sdk-node (utils.ts getMetricReadersFromEnv, the logs set-up).
+ */
+function exportersAskedFor(raw: string | undefined): boolean {
+  const names = (raw ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  return names.length > 0 && !names.includes('none');
+}
+
 /** Static labels `k=v,k2=v2`: all must be right (the CLI rejects a list with a wrong one). */
 export function parseLabels(raw: string): Parsed<Record<string, string>> {
   const { labels, wrong } = labelEntries(raw);
@@ -422,8 +431,8 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       },
     },
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
-    metricsRequested: (env[ENV.metricsExporter] ?? '').trim() !== '',
-    logsRequested: (env[ENV.logsExporter] ?? '').trim() !== '',
+    metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
+    logsRequested: exportersAskedFor(env[ENV.logsExporter]),
   };
   // A destination that is set but wrong is a remote set-up with a mistake: that signal is not sent,
   // and nothing is recorded in the app's folder instead.

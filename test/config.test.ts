@@ -610,6 +610,11 @@ describe('switches read outside the table', () => {
     { env: { OTEL_LOGS_EXPORTER: 'otlp' }, metrics: false, logs: true },
     { env: { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_LOGS_EXPORTER: 'console' }, metrics: true, logs: true },
     { env: { OTEL_METRICS_EXPORTER: '  ', OTEL_LOGS_EXPORTER: '' }, metrics: false, logs: false },
+    { env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' }, metrics: false, logs: false },
+    { env: { OTEL_METRICS_EXPORTER: ' None ', OTEL_LOGS_EXPORTER: 'NONE' }, metrics: false, logs: false },
+    { env: { OTEL_METRICS_EXPORTER: 'otlp,none', OTEL_LOGS_EXPORTER: ',' }, metrics: false, logs: false },
+    { env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'otlp' }, metrics: false, logs: true },
+    { env: { OTEL_METRICS_EXPORTER: 'otlp, prometheus' }, metrics: true, logs: false },
   ];
   for (const c of requested) {
     it(`metrics/logs requested for ${JSON.stringify(c.env)}`, () => {

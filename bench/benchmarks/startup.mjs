@@ -19,12 +19,14 @@ const APPS = [
   { id: 'cjs', file: path.join(BENCH, 'apps/hello.cjs'), goals: true },
   { id: 'esm', file: path.join(BENCH, 'apps/hello.mjs'), goals: true },
   { id: 'express', file: path.join(BENCH, 'apps/express.cjs'), server: true },
+  // As copied from OTel docs: no metrics, no logs. Must cost what leaving them unset costs.
+  { id: 'express-none', file: path.join(BENCH, 'apps/express.cjs'), server: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
 ];
 
 const rssMbOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? Number.NaN) / 1024;
 
 async function measureOnce(contender, app, sinkUrl) {
-  const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl), core: APP_CORE, name: `${contender.id} ${app.id}` });
+  const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl, app.env), core: APP_CORE, name: `${contender.id} ${app.id}` });
   try {
     if (app.server) {
       const { match } = await handle.line(/^listening (\d+)$/, 30_000);
@@ -74,7 +76,7 @@ export default {
       }
     }
     const table = render(
-      `startup — Node ${nodeVersion(NODE[24])}, ${rounds} rounds interleaved; medians (min–max); "added" = median of per-round differences to bare node; cjs/esm: spawn → first line of a hello world and its RSS then; express: spawn → first HTTP response and RSS then`,
+      `startup — Node ${nodeVersion(NODE[24])}, ${rounds} rounds interleaved; medians (min–max); "added" = median of per-round differences to bare node; cjs/esm: spawn → first line of a hello world and its RSS then; express: spawn → first HTTP response and RSS then; express-none: the same with OTEL_METRICS_EXPORTER=none OTEL_LOGS_EXPORTER=none`,
       ['app', 'contender', 'start ms', 'added ms', '× node', 'RSS MB', 'added MB'],
       rows,
     );
@@ -91,12 +93,15 @@ export default {
       goals.push(goal(`startup ${app.id}: pyro-run's added RSS ≤ 50% of the combo's`, rssShare <= 0.5,
         `${num(r.pyro.addedRss.median, 1)} MB vs ${num(r.combo.addedRss.median, 1)} MB = ${num(rssShare * 100, 0)}%`));
     }
+    const noneRatio = ratio(results['express-none'].pyro.start.median, results.express.pyro.start.median);
+    goals.push(goal('startup express: pyro-run with OTEL_METRICS_EXPORTER=none OTEL_LOGS_EXPORTER=none ≤ 1.25× of pyro-run without them', noneRatio <= 1.25,
+      `${num(results['express-none'].pyro.start.median, 0)} ms vs ${num(results.express.pyro.start.median, 0)} ms = ${times(noneRatio)}`));
     const s = (id) => `${id}: pyro-run +${num(results[id].pyro.addedStart.median, 0)} ms / +${num(results[id].pyro.addedRss.median, 0)} MB, OTel +${num(results[id].otel.addedStart.median, 0)} ms, combo +${num(results[id].combo.addedRss.median, 0)} MB`;
     return {
       tables: [table],
       goals,
       summary: `startup (${rounds} rounds) ${APPS.map((a) => s(a.id)).join('; ')}`,
-      data: { rounds, node: nodeVersion(NODE[24]), results, shares, raw },
+      data: { rounds, node: nodeVersion(NODE[24]), results, shares, noneRatio, raw },
     };
   },
 };

@@ -7,7 +7,7 @@
  * (outgoing.ts createAgent): same certificate checks, same treatment of URL credentials.
  */
 import { workerData } from 'node:worker_threads';
-import { type Outgoing, type Transport, createAgent } from './outgoing.js';
+import { type Outgoing, type Transport, createAgent, releaseReply } from './outgoing.js';
 import { loadUndici } from './undici-parts.js';
 
 export interface FlushJob {
@@ -32,7 +32,7 @@ async function main(): Promise<boolean[]> {
     if (left <= 0) return false;
     try {
       const response = await undici.post(dispatcher, request, { signal: AbortSignal.timeout(left), timeoutMs: left });
-      await response.body.dump({ limit: 16 * 1024 }).catch(() => undefined);
+      releaseReply(response.body);
       return response.statusCode >= 200 && response.statusCode < 300;
     } catch {
       return false;

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { otelApi, otelCore } from '../vendor.js';
 import { type Logger, reason } from '../log.js';
 import { useFinalFlushTransport } from './final-flush.js';
-import { type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, replyExcerpt, retryAfterMs } from './outgoing.js';
+import { MAX_REPLY_BYTES, type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs } from './outgoing.js';
 import { loadUndici } from './undici-parts.js';
 
 export interface SenderOptions {
@@ -24,13 +24,19 @@ export interface SenderStats {
   failedAttempts: number;
 }
 
-/** Most bytes of a reply we read: enough for an error message; the rest of a huge or endless body is discarded. */
 /** During the final flush, a pipeline that was working retries a failure this soon (until the deadline). */
 const SHUTDOWN_RETRY_MS = 100;
-const MAX_REPLY_BYTES = 16 * 1024;
 
 type Kind = Outgoing['kind'];
-type Outcome = { kind: 'sent' } | { kind: 'rejected'; status: number; detail: string } | { kind: 'retry'; afterMs: number | undefined };
+/** `noServer`: the failure says nothing is there to take the request (see NO_SERVER). */
+type Outcome = { kind: 'sent' } | { kind: 'rejected'; status: number; detail: string } | { kind: 'retry'; afterMs: number | undefined; noServer?: string };
+
+/**
+ * Failures that mean no server is there, rather than one that is there but failing: refused, a name
+ * that does not resolve, no route. At exit they end a pipeline's flush at once; any other failure
+ * is retried until the deadline, since a server that is there may answer the next attempt.
+ */
+const NO_SERVER: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** One pipeline (profiles or spans): its own order, its own retries, so a dead Pyroscope never holds spans back, nor the other way round. */
 interface Lane {
@@ -66,6 +72,8 @@ export class HttpSender {
   private dispatcher: Dispatcher | undefined;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly transport: Transport;
+  /** Why a pipeline gave up during the final flush, per endpoint: nothing was there. */
+  private readonly gaveUp = new Map<string, string>();
   readonly stats: SenderStats = { sent: 0, dropped: 0, failedAttempts: 0 };
 
   constructor(private readonly options: SenderOptions) {
@@ -88,14 +96,24 @@ export class HttpSender {
   }
 
   /**
+   * From now on, requests are the final flush's (see idle): called before the last data is
+   * enqueued, so its first failure is already judged as one at exit.
+   */
+  beginFinalFlush(): void {
+    if (this.shuttingDown) return;
+    for (const lane of this.lanes.values()) lane.downAtShutdown = lane.failures > 0;
+    this.shuttingDown = true;
+  }
+
+  /**
    * The final flush: resolves when nothing is queued or in flight (or after `timeoutMs`). A
    * pipeline that was working retries a failure quickly until then (a blip at shutdown must not
    * lose the last window); one that was already failing gets one last attempt, so a backend known
-   * to be down does not hold the exit up until the deadline.
+   * to be down does not hold the exit up until the deadline. A pipeline whose server is not there
+   * at all (refused, unresolvable: NO_SERVER) gives up at its first such failure.
    */
   idle(timeoutMs: number): Promise<void> {
-    for (const lane of this.lanes.values()) if (!this.shuttingDown) lane.downAtShutdown = lane.failures > 0;
-    this.shuttingDown = true;
+    this.beginFinalFlush();
     if (!this.anyRunning()) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
@@ -128,6 +146,11 @@ export class HttpSender {
       lane.queue.length = 0;
     }
     return pending;
+  }
+
+  /** Why the final flush gave up where no server was there, or undefined. */
+  noServerAtExit(): string | undefined {
+    return this.gaveUp.size === 0 ? undefined : [...new Set(this.gaveUp.values())].join('; ');
   }
 
   /** `request` in the form its pipeline sends (see Outgoing.fallback): for requests made after drain(). */
@@ -182,6 +205,10 @@ export class HttpSender {
           lane.failures++;
           this.stats.failedAttempts++;
           if (this.shuttingDown) {
+            if (outcome.noServer !== undefined) {
+              this.gaveUp.set(endpointOf(request.url), outcome.noServer);
+              break;
+            }
             if (lane.downAtShutdown) break;
             await this.backoff(lane, SHUTDOWN_RETRY_MS);
           } else {
@@ -234,10 +261,7 @@ export class HttpSender {
     try {
       const response = await loadUndici().post(this.getDispatcher(), request, { signal: abort.signal, timeoutMs });
       if (response.statusCode >= 200 && response.statusCode < 300) {
-        // Delivered: the body is not ours to read, and a reply that breaks off or never ends
-        // after a 2xx status does not make the upload undelivered (sending it again would
-        // duplicate it). Read boundedly, so the connection can be reused, and move on.
-        await response.body.dump({ limit: MAX_REPLY_BYTES }).catch(() => undefined);
+        releaseReply(response.body);
         return { kind: 'sent' };
       }
       // An error body is read for the message, never unbounded, never for longer than the attempt.
@@ -251,6 +275,8 @@ export class HttpSender {
     } catch (error) {
       if (this.closed) return { kind: 'retry', afterMs: 0 };
       const why = abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason.message : reason(error);
+      // At exit this ends the pipeline's flush, and the final flush says what was not delivered.
+      if (this.shuttingDown && isNoServer(error)) return { kind: 'retry', afterMs: undefined, noServer: why };
       log.warnOnce(`upload:${lane.kind}`, `${lane.kind} upload to ${endpoint} failed: ${why}${certificateHint(error)}; retrying, the app is not affected`);
       return { kind: 'retry', afterMs: undefined };
     } finally {
@@ -288,6 +314,17 @@ export class HttpSender {
       lane.backoffTimer.unref();
     });
   }
+}
+
+/** Whether a connection failure means no server is there (NO_SERVER), in the error or what caused it. */
+function isNoServer(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && NO_SERVER.has(code)) return true;
+    // Node's connect with autoSelectFamily: one error per address tried.
+    if (e instanceof AggregateError && e.errors.length > 0 && e.errors.every(isNoServer)) return true;
+  }
+  return false;
 }
 
 /** A request as its pipeline sends it: its fallback form once the server showed it takes only that. */

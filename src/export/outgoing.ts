@@ -135,6 +135,25 @@ export function wireForm(request: Outgoing): { url: string; headers: Record<stri
   return { url: url.toString(), headers };
 }
 
+/** Most bytes of a reply we read: enough for an error message; the rest of a huge or endless body is discarded. */
+export const MAX_REPLY_BYTES = 16 * 1024;
+/** How long the body of a 2xx may take to end before it is cut off. */
+const REPLY_GRACE_MS = 1000;
+
+/**
+ * After a 2xx the status line is the answer: the body is not ours to read, and a reply that
+ * breaks off or never ends does not make the upload undelivered (sending it again would
+ * duplicate it). It is read in the background, boundedly, so a connection whose body ends can be
+ * reused, and cut off after REPLY_GRACE_MS, so one that trickles forever holds neither the
+ * pipeline nor the socket.
+ */
+export function releaseReply(body: { dump(options: { limit: number }): Promise<void>; destroy(): unknown }): void {
+  const timer = setTimeout(() => body.destroy(), REPLY_GRACE_MS);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  body.dump({ limit: MAX_REPLY_BYTES }).then(done, done);
+}
+
 /** What the server said, trimmed for a one-line warning: printable characters only, at most `max` of them. */
 export function replyExcerpt(bytes: Uint8Array, max = 200): string {
   return Buffer.from(bytes)

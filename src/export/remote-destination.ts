@@ -70,6 +70,7 @@ export class RemoteDestination implements Destination {
   }
 
   async finishAsync(last: FinalData, deadlineAt: number): Promise<void> {
+    this.sender.beginFinalFlush();
     const work = (async () => {
       if (last.window) this.profiles(last.window);
       for (const batch of last.spanBatches) this.spans(batch);
@@ -103,7 +104,8 @@ export class RemoteDestination implements Destination {
   private reportUndelivered(requests: Outgoing[], undelivered: number, late: boolean): void {
     if (undelivered === 0) return;
     const targets = [...new Set(requests.map((r) => endpointOf(r.url)))].join(', ');
-    const deadline = late ? ` within the ${this.config.shutdownTimeoutMs} ms shutdown deadline` : '';
-    this.log.warn(`final flush: ${undelivered} of ${requests.length} uploads to ${targets} not delivered${deadline}`);
+    const noServer = this.sender.noServerAtExit();
+    const why = noServer !== undefined ? `: no server there (${noServer})` : late ? ` within the ${this.config.shutdownTimeoutMs} ms shutdown deadline` : '';
+    this.log.warn(`final flush: ${undelivered} of ${requests.length} uploads to ${targets} not delivered${why}`);
   }
 }

@@ -185,6 +185,33 @@ test('a 2xx whose body never ends is delivered and does not wedge the pipeline',
   }
 });
 
+test('after a 2xx the status line is the answer: a body trickled forever holds neither the pipeline nor the connection', async () => {
+  const timers = new Set<NodeJS.Timeout>();
+  let closed = 0;
+  let allClosed: () => void;
+  const everyReplyClosed = new Promise<void>((resolve) => (allClosed = resolve));
+  const srv = await server((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const timer = setInterval(() => res.write('.'), 100);
+    timers.add(timer);
+    res.on('close', () => {
+      clearInterval(timer);
+      if (++closed === 5) allClosed();
+    });
+  });
+  try {
+    // With a 60 s upload timeout, waiting for each body would take minutes; arrived() gives 10 s.
+    const { sender: s, lines } = await sendAndSettle(srv, ['r0', 'r1', 'r2', 'r3', 'r4'], { timeoutMs: 60_000 });
+    assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r1', 'r2', 'r3', 'r4'], 'each sent once, one after the other');
+    assert.equal(s.stats.sent, 5);
+    assert.deepEqual(lines, []);
+    await everyReplyClosed;
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    await srv.close();
+  }
+});
+
 test('a 2xx that breaks off mid-body counts as delivered: it is not sent again', async () => {
   const srv = await server((req, res) => {
     res.writeHead(200, { 'content-length': '1000' });

@@ -2,11 +2,14 @@
  * Shutdown while the backend misbehaves: a second Ctrl-C during a hung flush ends the process at
  * once (dying of SIGINT, long before the deadline), while a repeat within 500 ms — the terminal
  * and the pyro-run CLI both delivering the same keypress — does not cut the flush short; and a
- * backend that fails once just as the final flush starts is retried within the deadline.
+ * backend that fails once just as the final flush starts is retried within the deadline, while
+ * one that is not there at all (refused, a name that does not resolve) is given up on at once.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
+import { fixture, registerPath, runNode } from '../support/child.js';
 import { startReceiver } from '../support/receiver.js';
 import { startApp, steadyLoad, workSpans } from './support/app.js';
 
@@ -91,3 +94,33 @@ test('a backend blip during the final flush is retried within the deadline: noth
     await receiver.close();
   }
 });
+
+/** A loopback port nothing listens on: bound, then closed. */
+async function refusedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+for (const [what, url, error] of [
+  ['refuses connections', async () => `http://127.0.0.1:${await refusedPort()}`, /connect ECONNREFUSED/],
+  ['does not resolve', async () => 'http://pyro-run-test.invalid:4040', /getaddrinfo (ENOTFOUND|EAI_AGAIN) pyro-run-test\.invalid/],
+] as const) {
+  test(`a backend that ${what} at exit is no server: a short script exits at once, saying once that its last data was not delivered`, async (t) => {
+    const backend = await url();
+    const started = Date.now();
+    const app = runNode(['--import', registerPath, fixture('apps/hello-span.cjs')], {
+      env: { PYROSCOPE_SERVER_ADDRESS: backend, OTEL_EXPORTER_OTLP_ENDPOINT: backend, PYRO_RUN_SHUTDOWN_TIMEOUT_MS: '60000' },
+    });
+    // Well inside the deadline: waiting it out would take 60 s.
+    const exit = await app.exit(DEADLINE_MS);
+    t.diagnostic(`exit after ${Date.now() - started} ms with a 60 s shutdown deadline`);
+    assert.deepEqual({ code: exit.code, signal: exit.signal, stdout: app.stdout }, { code: 0, signal: null, stdout: 'hi\n' });
+    const lines = app.stderr.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, app.stderr);
+    assert.match(lines[0]!, /^pyro-run: warning: final flush: 3 of 3 uploads to \S+\/v1\/traces, \S+\/ingest not delivered: no server there \(/, 'a span batch and a cpu and a wall profile');
+    assert.match(lines[0]!, error);
+  });
+}
