@@ -13,12 +13,15 @@ export type SpanScope = 'root' | 'all';
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type TracesExporter = 'otlp' | 'console' | 'none';
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
+/** What the app does when the pyro-run CLI that started it is killed (see src/lifeline.ts). */
+export type OrphanedApp = 'stop' | 'keep';
 
 export const PROFILE_TYPES: readonly ProfileType[] = ['cpu', 'wall'];
 const SPAN_SCOPES: readonly SpanScope[] = ['root', 'all'];
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const TRACES_EXPORTERS: readonly TracesExporter[] = ['otlp', 'console', 'none'];
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
+const ORPHANED_APP: readonly OrphanedApp[] = ['stop', 'keep'];
 
 export interface Config {
   /** service.name of spans and the service name of profiles: one value for both (Grafana joins on it). */
@@ -47,6 +50,7 @@ export interface Config {
   flushIntervalMs: number;
   samplingIntervalMicros: number;
   shutdownTimeoutMs: number;
+  orphanedApp: OrphanedApp;
   logLevel: LogLevel;
   traces: {
     exporter: TracesExporter;
@@ -277,6 +281,14 @@ export const SETTINGS = {
     parse: onOff,
   },
   shutdownTimeout: { flag: 'shutdown-timeout', arg: '<ms>', env: 'PYRO_RUN_SHUTDOWN_TIMEOUT_MS', description: 'deadline for the final flush at exit', defaultText: '5000', parse: integer(0, 600_000, 'milliseconds') },
+  orphanedApp: {
+    flag: 'orphaned-app',
+    arg: '<stop|keep>',
+    env: 'PYRO_RUN_ORPHANED_APP',
+    description: 'when the pyro-run CLI itself is killed (SIGKILL) while the app runs: stop the app as SIGTERM would, or keep it running (Linux; daemons started through pyro-run are never stopped)',
+    defaultText: 'stop',
+    parse: oneOf(ORPHANED_APP),
+  },
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
   tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
   otlpEndpoint: { flag: 'otlp-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', description: 'OTLP base URL for traces (the /v1/traces path is added)', defaultText: 'http://localhost:4318', parse: parseUrl },
@@ -416,6 +428,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     flushIntervalMs: get('flushInterval') ?? 15_000,
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,
     shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
+    orphanedApp: get('orphanedApp') ?? 'stop',
     logLevel: get('logLevel') ?? 'warn',
     traces: {
       exporter: explicitExporter ?? 'otlp',

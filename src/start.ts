@@ -4,6 +4,7 @@ import { type Config, type Env, readConfig, SECRET_ENV } from './config.js';
 import { appDirs } from './app-dirs.js';
 import { basicCredential, urlCredentials } from './basic-auth.js';
 import { isLauncher } from './launchers.js';
+import { watchLifeline } from './lifeline.js';
 import { envUnderPm2 } from './pm2.js';
 import { Logger, reason } from './log.js';
 import { createRedactor } from './redact.js';
@@ -47,10 +48,21 @@ export function findPackageName(startDir: string): string | undefined {
  */
 export function start(env: Env = process.env): Started | undefined {
   // `pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's own Node process reads too.
-  if (isLauncher(process.argv[1])) return undefined;
+  if (isLauncher(process.argv[1])) {
+    watchLifeline(env, stopAsOnSigterm, true);
+    return undefined;
+  }
   const { config, problems } = readConfig(envUnderPm2(env), { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
   const log = new Logger(config.logLevel, createRedactor(secretValues(env, config)));
   for (const problem of problems) log.warn(`${problem.message}; ${problem.instead ?? 'using the default'}`);
+  watchLifeline(
+    env,
+    () => {
+      log.warn('the pyro-run CLI that started this app is gone (killed): the app stops as on SIGTERM; --orphaned-app keep lets it run on');
+      stopAsOnSigterm();
+    },
+    false,
+  );
 
   if (!isSupportedNode(process.versions.node)) {
     log.warn(`Node.js ${process.versions.node} is not supported (needs ${MIN_NODE.join('.')}+); the app runs without tracing or profiling`);
@@ -64,6 +76,11 @@ export function start(env: Env = process.env): Started | undefined {
     log.warn(`could not start (${reason(error)}); the app runs without tracing or profiling`);
     return { agent: undefined, config, log, uninstall: () => undefined };
   }
+}
+
+/** What a relayed SIGTERM would have done: the app's handlers (or our flush, then death) run. */
+function stopAsOnSigterm(): void {
+  process.kill(process.pid, 'SIGTERM');
 }
 
 function requireBoot(): typeof import('./boot.js') {

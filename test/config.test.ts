@@ -46,6 +46,7 @@ const DEFAULTS: Config = {
   flushIntervalMs: 15_000,
   samplingIntervalMicros: 10_000,
   shutdownTimeoutMs: 5_000,
+  orphanedApp: 'stop',
   logLevel: 'warn',
   traces: {
     exporter: 'otlp',

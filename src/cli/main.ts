@@ -226,8 +226,9 @@ async function runCommand(flags: FlagValues, command: string[]): Promise<void> {
   });
   // Launchers (npm, npx, sh scripts) stand between us and the app: signals go to the whole tree,
   // and the app may still be flushing, within its shutdown deadline, when the launcher has exited.
-  const launcher = kind === 'command' ? { graceMs: readConfig(env).config.shutdownTimeoutMs + LAUNCHED_APP_SLACK_MS } : undefined;
-  const result = await run(launch, launcher);
+  const { config } = readConfig(env);
+  const launcher = kind === 'command' ? { graceMs: config.shutdownTimeoutMs + LAUNCHED_APP_SLACK_MS } : undefined;
+  const result = await run(launch, launcher, config.orphanedApp === 'stop');
   if ('failed' in result) {
     process.stderr.write(`${PROGRAM_NAME}: ${result.failed}\n`);
     process.exitCode = result.exitCode;

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { statFields } from '../proc-stat.js';
 
 /**
  * A process as /proc showed it. The pid alone does not name it for long: once the process has
@@ -60,7 +61,7 @@ export function scriptOf(pid: number): string | undefined {
   }
 }
 
-/** State, parent and start time from /proc/<pid>/stat; the command name (field 2) may hold spaces and parentheses. */
+/** State, parent and start time (field 22) from /proc/<pid>/stat. */
 function statOf(pid: number): { state: string; parent: number; startTime: string } | undefined {
   let stat: string;
   try {
@@ -68,8 +69,7 @@ function statOf(pid: number): { state: string; parent: number; startTime: string
   } catch {
     return undefined;
   }
-  // Fields from the third (state) on; the start time is field 22.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(stat);
   const [state, parent, startTime] = [fields[0], fields[1], fields[19]];
   if (state === undefined || parent === undefined || startTime === undefined) return undefined;
   return { state, parent: Number(parent), startTime };

@@ -2,7 +2,8 @@
  * Starts the app and waits for it. No shell: arguments reach the app exactly as given, with no
  * word splitting, globbing or `$()` expansion.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
+import { formatLifeline, LIFELINE_ENV, LIFELINE_FD, ownSession } from '../lifeline.js';
 import type { Launch } from './argv.js';
 import { ChildTree } from './child-tree.js';
 import { relaySignals, type Outcome } from './signals.js';
@@ -12,6 +13,11 @@ export const EXIT_COMMAND_NOT_FOUND = 127;
 export const EXIT_CANNOT_EXECUTE = 126;
 
 export type RunResult = Outcome | { failed: string; exitCode: number };
+
+/** stdio inherited, nothing in the slots up to the lifeline's, then the lifeline (src/lifeline.ts). */
+function lifelineStdio(): StdioOptions {
+  return ['inherit', 'inherit', 'inherit', ...Array<'ignore'>(LIFELINE_FD - 3).fill('ignore'), 'pipe'];
+}
 
 /** The child is a launcher (npm, npx, sh): the app is a process it starts. */
 export interface LauncherOptions {
@@ -26,10 +32,17 @@ export interface LauncherOptions {
  * With `launcher`, signals go to the child's whole tree, and once the child has exited pyro-run
  * stays (relaying signals) until the processes that got them have ended too, for at most
  * `graceMs`: the app may still be flushing (see ChildTree). The outcome is the child's all the same.
+ * With `lifeline`, the child gets the socket that tells the app when pyro-run was killed.
  */
-export function run(launch: Launch, launcher?: LauncherOptions): Promise<RunResult> {
+export function run(launch: Launch, launcher: LauncherOptions | undefined, lifeline: boolean): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env });
+    const session = lifeline ? ownSession() : undefined;
+    const child =
+      session === undefined
+        ? spawn(launch.file, launch.args, { stdio: 'inherit', env: launch.env })
+        : spawn(launch.file, launch.args, { stdio: lifelineStdio(), env: { ...launch.env, [LIFELINE_ENV]: formatLifeline({ fd: LIFELINE_FD, session }) } });
+    // Our end of the lifeline: never read, never written, and no reason to stay alive for.
+    (child.stdio[LIFELINE_FD] as { unref?: () => void } | null | undefined)?.unref?.();
     const tree = launcher === undefined ? undefined : new ChildTree(child, launcher.graceMs);
     const stopRelay = relaySignals(child, tree);
     let settled = false;
