@@ -65,8 +65,7 @@ export class RemoteDestination implements Destination {
   }
 
   spans(batch: ReadableSpan[]): void {
-    const request = this.toRequest?.(batch);
-    if (request) this.sender.enqueue(request);
+    for (const request of this.toRequest?.(batch) ?? []) this.sender.enqueue(request);
   }
 
   async finishAsync(last: FinalData, deadlineAt: number): Promise<void> {
@@ -92,10 +91,7 @@ export class RemoteDestination implements Destination {
     } catch (error) {
       this.log.warn(`could not encode the last profile window: ${reason(error)}`);
     }
-    for (const batch of last.spanBatches) {
-      const request = this.toRequest?.(batch);
-      if (request) requests.push(request);
-    }
+    for (const batch of last.spanBatches) requests.push(...(this.toRequest?.(batch) ?? []));
     if (requests.length === 0) return;
     const result = sendBeforeExit(requests, deadlineAt);
     this.reportUndelivered(requests, result.failed, result.timedOut);

@@ -59,6 +59,11 @@ export interface ReceiverOptions {
   tls?: TlsOptions;
   /** How a `service_name` label in `/ingest`'s name is taken: as by Pyroscope 1.13+ (default) or an older one. */
   serviceNameLabel?: ServiceNameLabelRule;
+  /**
+   * A proxy in front of the OTLP endpoint that refuses larger bodies with 413, as nginx does past
+   * its client_max_body_size (1 MiB by default). Absent: any size is taken.
+   */
+  maxTracesBodyBytes?: number;
 }
 
 export interface Receiver {
@@ -185,6 +190,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       return;
     }
     const breakReply = behaviour?.resetMidBody === 'response';
+    if (endpoint === 'traces' && options.maxTracesBodyBytes !== undefined && request.body.length > options.maxTracesBodyBytes) {
+      record.outcome = 'rejected';
+      const message = '413 Request Entity Too Large';
+      send(res, record, { status: 413, headers: { 'content-type': 'text/html' }, body: `<html><head><title>${message}</title></head></html>`, error: message });
+      return;
+    }
     if (endpoint === 'ingest') {
       const { reply, record: ingest } = await handleIngest(request, options.serviceNameLabel);
       if (ingest) ingests.push(ingest);
