@@ -6,6 +6,7 @@ import type { SpanBatcher } from './export/span-batcher.js';
 import { type Logger, reason } from './log.js';
 import type { Profiler } from './profiler.js';
 import type { Finisher } from './shutdown.js';
+import { WindowHold } from './window-hold.js';
 
 export interface AgentParts {
   config: Config;
@@ -28,8 +29,11 @@ export class Agent implements Finisher {
   private timer: NodeJS.Timeout | undefined;
   /** running → flushing (async final flush under way) → done. The sync exit path may take over a flush under way. */
   private phase: 'running' | 'flushing' | 'done' = 'running';
+  private readonly hold: WindowHold;
 
-  constructor(readonly parts: AgentParts) {}
+  constructor(readonly parts: AgentParts) {
+    this.hold = new WindowHold((window) => parts.destination.profiles(window));
+  }
 
   startWindows(): void {
     const { profiler, config } = this.parts;
@@ -39,10 +43,10 @@ export class Agent implements Finisher {
   }
 
   private exportWindow(): void {
-    const { profiler, destination, log } = this.parts;
+    const { profiler, log } = this.parts;
     try {
       const window = profiler?.cut();
-      if (window) destination.profiles(window);
+      if (window) this.hold.add(window);
       const stuck = profiler?.lastCutStuckSampler ?? 0;
       const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
       if (stuck === 2) log.warnOnce('sampler-stuck', message);
@@ -52,11 +56,16 @@ export class Agent implements Finisher {
     }
   }
 
-  /** What is owed at the end: the last window (sampling stops) and the spans still buffered. */
+  /**
+   * What is owed at the end: the window held for its spans' names goes to the destination now,
+   * and the last window (sampling stops) and the spans still buffered are returned.
+   */
   private takeLast(): FinalData {
-    const { profiler, batcher, log } = this.parts;
+    const { profiler, batcher, log, destination } = this.parts;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    const held = this.hold.take();
+    if (held) destination.profiles(held);
     let window;
     try {
       window = profiler?.cut(true);

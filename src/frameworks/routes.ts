@@ -9,8 +9,21 @@ import { otelApi, otelCore } from '../vendor.js';
  */
 const ROUTE_ATTRIBUTES = ['http.route', 'next.route'] as const;
 
+/**
+ * Middleware and mounted-router spans carry `http.route` too, but theirs is the mount path (`/`,
+ * `/api`), not the request's route: only the request handler's is. The instrumentations of
+ * express, router (express 5), connect and restify say which a span is.
+ */
+const PARTIAL_ROUTE_SPANS: readonly (readonly [attribute: string, types: readonly string[]])[] = [
+  ['express.type', ['middleware', 'router']],
+  ['router.type', ['middleware', 'router']],
+  ['connect.type', ['middleware']],
+  ['restify.type', ['middleware']],
+];
+
 function routeOf(attributes: Record<string, unknown> | undefined): string | undefined {
   if (attributes === undefined) return undefined;
+  if (PARTIAL_ROUTE_SPANS.some(([attribute, types]) => types.includes(attributes[attribute] as string))) return undefined;
   for (const key of ROUTE_ATTRIBUTES) {
     const route = attributes[key];
     if (typeof route === 'string' && route !== '') return route;

@@ -40,6 +40,8 @@ export class SpanLabels {
    * weakly: the holder holds the labels strongly, from a native global handle.
    */
   frameHolder: WeakRef<object> | undefined = undefined;
+  /** Called once when the span ends: a profile window waits for it (window-hold.ts). */
+  whenEnded: (() => void) | undefined = undefined;
 
   constructor(
     readonly spanId: string,
@@ -58,6 +60,11 @@ export class SpanLabels {
     this.finalName = name;
     this.endedAtMicros = endedAtMicros;
     this.span = undefined;
+    if (this.whenEnded) {
+      const whenEnded = this.whenEnded;
+      this.whenEnded = undefined;
+      whenEnded();
+    }
   }
 
   /**
