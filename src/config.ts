@@ -45,7 +45,11 @@ export interface Config {
   local: { dir: string; capBytes: number; quiet: boolean; forced: boolean } | undefined;
   /** Map profile frames through the app's source maps, where it has any. */
   sourceMaps: boolean;
-  /** Label samples with trace_id too. Off by default: Pyroscope's distributor keeps only span_id per sample (pkg/distributor, GroupSamplesWithoutLabels), every other sample label becomes a series label. */
+  /**
+   * Label samples with trace_id too. Off by default when sending: Pyroscope before 2.1 keeps only
+   * span_id per sample and turns every other sample label into a series label (pkg/model/pprofsplit,
+   * GroupSamplesWithoutLabels; trace_id joined span_id in grafana/pyroscope#5220, v2.1.0).
+   */
   traceIdLabel: boolean;
   flushIntervalMs: number;
   samplingIntervalMicros: number;
@@ -268,7 +272,7 @@ export const SETTINGS = {
   maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; the oldest profile windows go first', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
   quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: 'local mode: no notices and no exit summary', defaultText: 'off', parse: onOff },
   sourceMaps: { flag: 'source-maps', arg: '<on|off>', env: 'PYRO_RUN_SOURCE_MAPS', description: "name the original (e.g. TypeScript) file and line in profiles, from the app's source maps", defaultText: 'on', parse: onOff },
-  traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope keeps only span_id per sample: trace_id becomes a series label, one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
+  traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope 2.1+ keeps it per sample, as span_id; before 2.1 it becomes a series label: one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
   uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one upload request (a profile or a span batch)', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
@@ -456,7 +460,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   for (const problem of badTraces) problem.instead = 'spans are not sent';
   if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporter = 'none';
   config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0, get('out'), get('maxRunSize'), get('quiet'));
-  // In local files trace_id costs nothing; sent to Pyroscope it would become a series label.
+  // In local files trace_id costs nothing; sent to a Pyroscope before 2.1 it becomes a series label.
   config.traceIdLabel = get('traceIdLabel') ?? config.local !== undefined;
   return { config, problems };
 }

@@ -56,7 +56,8 @@ interface Frame {
  *   with its context, timestamp and thread CPU time since the previous sample;
  * - a sample belongs to a span when `spanOf` says so; the node's samples are summed per span, so a
  *   window has one pprof sample per (stack, span), not one per 10 ms tick;
- * - `(program)` is dropped; `(idle)` keeps only samples with a context, with no wall time;
+ * - `(program)` and `(idle)` are dropped (idle: the thread waits for work; CPU time recorded with
+ *   an idle tick is kept in the CPU profile);
  *   `(garbage collector)` and the CPU time of threads that run no JavaScript go under a `Node.js`
  *   frame;
  * - the CPU profile holds samples with CPU time, the wall profile samples with hits. Both share
@@ -77,13 +78,14 @@ export function* buildWindowProfiles(raw: TimeProfile, from: number, build: Wind
   const intervalNanos = meanIntervalMicros(raw, build.intervalMicros) * 1000;
 
   const functionId = (name: string, file: string, scriptId: number, line: number, column: number): number => {
-    const key = name ? `${scriptId}:${name}` : `${scriptId}:${line}:${column}`;
+    const key = name ? `${scriptId}:${name}:${line}` : `${scriptId}:${line}:${column}`;
     let id = functionIds.get(key);
     if (id === undefined) {
       const shown = name || (line ? (column ? `(anonymous:L#${line}:C#${column})` : `(anonymous:L#${line})`) : '(anonymous)');
       const nameId = strings.dedup(shown);
       id = functions.length + 1;
-      functions.push(new PprofFunction({ id, name: nameId, systemName: nameId, filename: strings.dedup(file) }));
+      // V8 gives a profile node the line its function starts at (mapped, with source maps).
+      functions.push(new PprofFunction({ id, name: nameId, systemName: nameId, filename: strings.dedup(file), startLine: line }));
       functionIds.set(key, id);
     }
     return id;
@@ -145,9 +147,11 @@ export function* buildWindowProfiles(raw: TimeProfile, from: number, build: Wind
       if (totals === undefined) perSpan.set(span, (totals = { count: 0, wall: 0, cpu: 0 }));
       // More contexts than hits happen (a context recorded with CPU time for a tick V8 dropped):
       // the extra ones add CPU time only.
-      if (unlabelledHits > 0) {
+      // An idle tick is the thread waiting for work, for no one: not in the wall profile, whatever
+      // context was left set when the thread went idle.
+      if (unlabelledHits > 0 && !idle) {
         totals.count++;
-        if (!idle) totals.wall += intervalNanos;
+        totals.wall += intervalNanos;
       }
       unlabelledHits--;
       totals.cpu += cpu;

@@ -55,7 +55,7 @@ function sampleTree(): TimeProfile {
       node('worker', 1, [at(spanB, 1), at(spanB, 2)]),
     ]),
     node('(program)', 40),
-    // Idle with a context: a hit with no wall time; idle without one: dropped.
+    // Idle, with a context left set or without one: the thread waits for work, for no one: dropped.
     node('(idle)', 2, [at(spanB, 0), at(undefined, 0)]),
     node('(garbage collector)', 2, [at(undefined, 4), at(undefined, 4)]),
   ], { nonJSThreadsCpuTime: 9 * MS });
@@ -90,7 +90,6 @@ const EXPECTED: Record<'cpu' | 'wall', View[]> = {
     { stack: 'worker < main', labels: B, values: [1, 3 * MS] },
   ]).filter((v) => v.values[1]! > 0),
   wall: sorted([
-    { stack: '(idle)', labels: B, values: [1, 0] },
     { stack: 'Garbage Collection < Node.js', labels: {}, values: [2, 20 * MS] },
     { stack: 'db.query < handler < main', labels: A, values: [1, 10 * MS] },
     { stack: 'handler < main', labels: {}, values: [1, 10 * MS] },
@@ -187,6 +186,20 @@ describe('buildWindowProfiles', () => {
     assert.ok(location && fn);
     assert.equal(stringAt(profile, fn.filename), '/app/src/index.ts');
     assert.equal(Number(location.line[0]?.line), line * 2);
+    assert.equal(Number(fn.startLine), line * 2, "start_line: the function's first line, in the source");
+  });
+
+  it("gives each function its start line, and two functions of one name in one file stay two", () => {
+    const first = node('handle', 1, [at(undefined, 1)]);
+    const second = node('handle', 1, [at(undefined, 1)]);
+    const wall = runNow(buildWindowProfiles(window([first, second]), FROM_MS, build())).get('wall');
+    assert.ok(wall);
+    const profile = roundTrip(wall);
+    const functions = profile.function.map((fn) => [stringAt(profile, fn.name), Number(fn.startLine)]);
+    assert.deepEqual(functions.sort((a, b) => Number(a[1]) - Number(b[1])), [
+      ['handle', first.lineNumber],
+      ['handle', second.lineNumber],
+    ]);
   });
 
   const wanted: { wanted: ProfileType[]; withCpu: boolean; keys: ProfileType[] }[] = [

@@ -1,15 +1,15 @@
 // Pyroscope's label limits, as its distributor applies them to every series a profile makes
 // (grafana/pyroscope pkg/validation/validate.go ValidateLabels, defaults from pkg/validation
 // limits.go): the samples are grouped by their labels but the per-sample ones (span_id, and since
-// Pyroscope 2.0.3 trace_id), each group's series labels are the upload's plus the group's, and one
-// group that breaks a limit rejects the whole upload.
+// Pyroscope 2.1.0 trace_id, grafana/pyroscope#5220), each group's series labels are the upload's
+// plus the group's, and one group that breaks a limit rejects the whole upload.
 import type { Profile } from 'pprof-format';
 import { labelsOf } from './pprof-helpers.js';
 
 export const MAX_LABEL_NAMES_PER_SERIES = 30;
 export const MAX_LABEL_NAME_LENGTH = 1024;
 export const MAX_LABEL_VALUE_LENGTH = 2048;
-/** Kept per sample, not made series of (pkg/pprof: GroupSamplesWithoutLabels). */
+/** Kept per sample, not made series of (pkg/model/pprofsplit: GroupSamplesWithoutLabels); this models Pyroscope 2.1+. */
 const PER_SAMPLE = new Set(['span_id', 'trace_id']);
 
 /** Why Pyroscope would reject the upload, in its words; undefined when it would take it. */
