@@ -11,6 +11,11 @@
  * than the CLI's has been daemonized (`pm2 start`: the daemon calls setsid): it was meant to
  * outlive the command that started it and does not watch. Linux only (the session comes from
  * /proc); `--orphaned-app keep` (PYRO_RUN_ORPHANED_APP) opens no lifeline at all.
+ *
+ * Session 0 is a real answer, not a failure: in a container whose PID namespace does not hold
+ * the session's leader (`docker exec`, CI runners), /proc reports the session as 0 (proc(5):
+ * the id "in the PID namespace of the reader", 0 when the leader is not in it). A daemon's
+ * `setsid()` inside the namespace gives it a session the namespace sees, so 0 ≠ daemon holds.
  */
 import type { Env } from './config.js';
 import { nodeFs } from './builtins.js';
@@ -30,19 +35,19 @@ export function formatLifeline(lifeline: Lifeline): string {
   return `${lifeline.fd}:${lifeline.session}`;
 }
 
-/** `<fd>:<session>`; undefined for anything else. */
+/** `<fd>:<session>` (session 0 included: see above); undefined for anything else. */
 export function parseLifeline(value: string | undefined): Lifeline | undefined {
   const match = /^(\d+):(\d+)$/.exec(value ?? '');
   if (!match) return undefined;
   const fd = Number(match[1]);
   const session = Number(match[2]);
-  return fd > 2 && session > 0 ? { fd, session } : undefined;
+  return fd > 2 ? { fd, session } : undefined;
 }
 
-/** The session id (field 6) of /proc/<pid>/stat text. */
+/** The session id (field 6) of /proc/<pid>/stat text; 0 when its leader is outside our PID namespace. */
 export function sessionOfStat(stat: string): number | undefined {
-  const session = Number(statFields(stat)[3]);
-  return Number.isInteger(session) && session > 0 ? session : undefined;
+  const field = statFields(stat)[3] ?? '';
+  return /^\d+$/.test(field) ? Number(field) : undefined;
 }
 
 /** This process's session id, or undefined where /proc cannot tell (not Linux). */

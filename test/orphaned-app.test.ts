@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { spawn } from 'node:child_process';
 import { formatLifeline, LIFELINE_ENV, LIFELINE_FD, ownSession, parseLifeline, sessionOfStat } from '../src/lifeline.js';
 import { statFields } from '../src/proc-stat.js';
@@ -21,7 +21,7 @@ test('the lifeline variable is <fd>:<session>, with an fd past stdio; anything e
     ['4:123', { fd: 4, session: 123 }],
     ['3:1', { fd: 3, session: 1 }],
     ['2:123', undefined],
-    ['4:0', undefined],
+    ['4:0', { fd: 4, session: 0 }],
     ['4', undefined],
     [' 4:123', undefined],
     ['4:12x', undefined],
@@ -34,6 +34,8 @@ test('the lifeline variable is <fd>:<session>, with an fd past stdio; anything e
 test('the session id is read after the command name, whatever it holds', () => {
   assert.equal(sessionOfStat('4242 (node) S 1 4242 4200 34816 4242 4194560'), 4200);
   assert.equal(sessionOfStat('4242 (we) ird) (x) S 1 4242 4201 0 -1 4194560'), 4201);
+  // A container whose PID namespace does not hold the session leader: 0, and still a session.
+  assert.equal(sessionOfStat('2 (node) S 1 0 0 0 -1 4194304'), 0);
   assert.equal(sessionOfStat('garbage'), undefined);
 });
 
@@ -43,12 +45,12 @@ function probe(detached: boolean): Child {
   return new Child(spawn(process.execPath, [fixture('apps/lifeline-probe.mjs')], { env, detached, stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'] }));
 }
 
-test("a process in the CLI's session watches the lifeline and learns when the CLI's end closes", async () => {
+test("a process in the CLI's session watches the lifeline and learns when the CLI's end closes", async (t) => {
   const child = probe(false);
+  t.after(() => child.process.kill('SIGKILL'));
   await child.line(/^watching$/m);
   child.process.stdio[LIFELINE_FD]?.destroy();
   await child.line(/^cli gone$/m);
-  child.process.kill();
 });
 
 test('a daemon (a session of its own) does not watch: it was meant to outlive the command that started it', async () => {
@@ -91,6 +93,11 @@ async function serving(receiver: Receiver, args: string[]): Promise<{ cli: Child
   return { cli, base, appPids: descendants(cli.process.pid!) };
 }
 
+/** Whatever the outcome, nothing the test started outlives it (an orphan would hold the runner's pipes open). */
+function killLeftovers(t: TestContext, pids: number[]): void {
+  t.after(() => pids.filter(isAlive).forEach((pid) => process.kill(pid, 'SIGKILL')));
+}
+
 async function assertStoppedAndFlushed(cli: Child, base: string, appPids: number[], receiver: Receiver): Promise<void> {
   cli.process.kill('SIGKILL');
   // The app holds the stdout and stderr it inherited from the CLI: they close when it has ended.
@@ -108,6 +115,7 @@ test('when the CLI is killed with SIGKILL, its app stops as on SIGTERM: it flush
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const { cli, base, appPids } = await serving(receiver, [fixture('apps/server.cjs')]);
+  killLeftovers(t, appPids);
   assert.equal(appPids.length, 1);
   await assertStoppedAndFlushed(cli, base, appPids, receiver);
 });
@@ -117,6 +125,7 @@ test('behind a launcher that stays in between (sh), the app stops too when the C
   t.after(() => receiver.close());
   // `; true` keeps sh there as the app's parent instead of exec'ing node.
   const { cli, base, appPids } = await serving(receiver, ['sh', '-c', `node ${fixture('apps/server.cjs')}; true`]);
+  killLeftovers(t, appPids);
   assert.equal(appPids.length, 2, 'sh and the app');
   await assertStoppedAndFlushed(cli, base, appPids, receiver);
 });
@@ -125,7 +134,7 @@ test('with --orphaned-app keep, the app runs on when the CLI is killed', async (
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const { cli, base, appPids } = await serving(receiver, ['--orphaned-app', 'keep', fixture('apps/server.cjs')]);
-  t.after(() => appPids.filter(isAlive).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  killLeftovers(t, appPids);
   cli.process.kill('SIGKILL');
   await new Promise((resolve) => cli.process.once('exit', resolve));
   const response = await fetch(`${base}/work/after`);
