@@ -49,7 +49,7 @@ export function boot(config: Config, log: Logger): Started {
   }
   const destination: Destination =
     (config.local && openRecording(config, config.local, log)) ||
-    new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify }), log);
+    new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy }), log);
   if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;

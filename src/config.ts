@@ -1,3 +1,4 @@
+import { type ProxySettings, readProxies, unusableProxyFor } from './export/proxy.js';
 import { pm2AppName } from './pm2.js';
 import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from './wire.js';
 
@@ -39,6 +40,8 @@ export interface Config {
   };
   /** Accept any TLS certificate from the Pyroscope and OTLP endpoints (an explicit opt-out; off by default). */
   tlsSkipVerify: boolean;
+  /** Proxies for the uploads, from HTTP_PROXY, HTTPS_PROXY and NO_PROXY (export/proxy.ts); undefined = none set. */
+  proxy: ProxySettings | undefined;
   profiles: ProfileType[];
   spanScope: SpanScope;
   /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
@@ -424,6 +427,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       uploadTimeoutMs: get('uploadTimeout') ?? 10_000,
     },
     tlsSkipVerify: get('insecureSkipTlsVerify') ?? false,
+    proxy: undefined,
     profiles: get('profiles') ?? ['cpu', 'wall'],
     spanScope: get('spanScope') ?? 'root',
     local: undefined,
@@ -451,6 +455,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
     logsRequested: exportersAskedFor(env[ENV.logsExporter]),
   };
+  const badProxy = readProxySettings(env, config, problems);
   // A destination that is set but wrong is a remote set-up with a mistake: that signal is not sent,
   // and nothing is recorded in the app's folder instead.
   const wrong = (...names: string[]) => problems.filter((p) => names.includes(p.env));
@@ -459,10 +464,47 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const badTraces = config.traces.endpoint === undefined ? wrong(SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env) : [];
   for (const problem of badTraces) problem.instead = 'spans are not sent';
   if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporter = 'none';
-  config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0, get('out'), get('maxRunSize'), get('quiet'));
+  config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0 || badProxy.length > 0, get('out'), get('maxRunSize'), get('quiet'));
   // In local files trace_id costs nothing; sent to a Pyroscope before 2.1 it becomes a series label.
   config.traceIdLabel = get('traceIdLabel') ?? config.local !== undefined;
   return { config, problems };
+}
+
+/**
+ * The proxy variables into `config.proxy`. A proxy that is set but cannot be used stops the uploads
+ * that would go through it, with one problem naming the variable, rather than sending them around
+ * it: a proxy is usually there because nothing else gets out, or because nothing may (curl refuses
+ * such a value too). Returns those problems. Set before local mode is decided: a destination
+ * stopped that way still counts as chosen.
+ */
+function readProxySettings(env: Env, config: Config, problems: Problem[]): Problem[] {
+  const reading = readProxies(env);
+  config.proxy = reading.settings;
+  // Only worth a word when there is a proxy to bypass.
+  if (reading.ignored && (reading.settings || reading.unusable.length > 0)) {
+    const { env: name, entries } = reading.ignored;
+    problems.push({ env: name, message: `${name} entries ${entries.map((e) => `"${e}"`).join(', ')} are no host name, domain, IP address or CIDR range`, instead: 'they are ignored' });
+  }
+  const stopped: Problem[] = [];
+  const server = config.pyroscope.serverAddress;
+  const ownSpans = config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc' ? config.traces.endpoint : undefined;
+  for (const bad of reading.unusable) {
+    const lost: string[] = [];
+    if (server !== undefined && unusableProxyFor(server, reading) === bad) {
+      config.pyroscope.serverAddress = undefined;
+      lost.push('profiles');
+    }
+    if (ownSpans !== undefined && unusableProxyFor(ownSpans, reading) === bad) {
+      config.traces.exporter = 'none';
+      lost.push('spans');
+    }
+    // Not a problem of ours when no upload would go through it.
+    if (lost.length === 0) continue;
+    const problem: Problem = { env: bad.env, message: `${bad.env} ${bad.message}`, instead: `${lost.join(' and ')} are not sent (not around the proxy either)` };
+    problems.push(problem);
+    stopped.push(problem);
+  }
+  return stopped;
 }
 
 /** Default recording folder, relative to the app's working directory. */

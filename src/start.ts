@@ -8,6 +8,7 @@ import { watchLifeline } from './lifeline.js';
 import { envUnderPm2 } from './pm2.js';
 import { Logger, reason } from './log.js';
 import { createRedactor } from './redact.js';
+import { proxyCredentials } from './export/proxy.js';
 import type { Agent } from './agent.js';
 
 /** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */
@@ -52,8 +53,9 @@ export function start(env: Env = process.env): Started | undefined {
     watchLifeline(env, stopAsOnSigterm, true);
     return undefined;
   }
-  const { config, problems } = readConfig(envUnderPm2(env), { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
-  const log = new Logger(config.logLevel, createRedactor(secretValues(env, config)));
+  const appEnv = envUnderPm2(env);
+  const { config, problems } = readConfig(appEnv, { packageName: findPackageName(appDirs(process.argv, process.cwd())[0]!) });
+  const log = new Logger(config.logLevel, createRedactor(secretValues(appEnv, config)));
   for (const problem of problems) log.warn(`${problem.message}; ${problem.instead ?? 'using the default'}`);
   watchLifeline(
     env,
@@ -98,8 +100,9 @@ export function secretValues(env: Env, config: Config): (string | undefined)[] {
   if (basicAuthUser !== undefined && basicAuthPassword !== undefined) secrets.push(basicCredential(basicAuthUser, basicAuthPassword));
   // A password written into an endpoint URL (https://user:pass@host) is a secret wherever it shows
   // up, not only inside a URL, and so is the Basic credential made of it.
-  for (const url of [config.pyroscope.serverAddress, config.traces.endpoint]) {
-    const credentials = urlCredentials(url);
+  const inUrls = [config.pyroscope.serverAddress, config.traces.endpoint].map(urlCredentials);
+  // The same for a proxy's (http://user:pass@proxy:3128), sent as Proxy-Authorization.
+  for (const credentials of [...inUrls, ...proxyCredentials(env)]) {
     if (credentials === undefined || credentials.password === '') continue;
     secrets.push(credentials.password, basicCredential(credentials.user, credentials.password));
   }

@@ -37,6 +37,8 @@ const DEFAULTS: Config = {
   },
   // Certificates are verified unless the user explicitly opts out.
   tlsSkipVerify: false,
+  // Uploads go direct unless HTTP_PROXY / HTTPS_PROXY say otherwise.
+  proxy: undefined,
   profiles: ['cpu', 'wall'],
   spanScope: 'root',
   // Nothing configured means local mode, where trace_id costs nothing (no Pyroscope series).
@@ -303,6 +305,54 @@ describe('a destination set but wrong: a remote set-up with a mistake, that sign
     assert.equal(config.traces.endpoint, 'http://c:4318/v1/traces');
     assert.equal(config.traces.exporter, 'otlp');
     assert.equal(problems[0]?.instead, undefined);
+  });
+});
+
+describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: proxy-rules.test.ts)', () => {
+  const PYRO = 'https://pyroscope.example';
+  const OTLP = 'http://collector.example:4318';
+
+  it('none set: every upload goes direct', () => {
+    assert.equal(clean({ PYROSCOPE_SERVER_ADDRESS: PYRO }).proxy, undefined);
+  });
+
+  it('blank proxy variables count as not set', () => {
+    assert.equal(clean({ PYROSCOPE_SERVER_ADDRESS: PYRO, HTTP_PROXY: ' ', https_proxy: '', NO_PROXY: ' ' }).proxy, undefined);
+  });
+
+  it('read whatever NODE_USE_ENV_PROXY says, as curl and Go read them', () => {
+    const config = clean({ PYROSCOPE_SERVER_ADDRESS: PYRO, HTTPS_PROXY: 'http://user:pw@proxy.corp:3128', NO_PROXY: '.internal', NODE_USE_ENV_PROXY: '0' });
+    assert.deepEqual(config.proxy, {
+      http: undefined,
+      https: { url: 'http://proxy.corp:3128', env: 'HTTPS_PROXY', credential: Buffer.from('user:pw').toString('base64') },
+      noProxy: [{ kind: 'domain', suffix: '.internal', exact: false, port: '' }],
+    });
+  });
+
+  // A proxy set but unusable stops what would go through it, rather than sending around it.
+  const unusable: { name: string; env: Env; problem: string | undefined; instead?: string; profiles: boolean; spans: boolean }[] = [
+    { name: 'the proxy of https:// profiles', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTPS_PROXY: 'socks5://user:hunter2-pw@proxy.corp:1080' }, problem: 'HTTPS_PROXY', instead: 'profiles are not sent (not around the proxy either)', profiles: false, spans: true },
+    { name: 'the proxy of http:// spans', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, http_proxy: 'http://proxy.corp:99999' }, problem: 'http_proxy', instead: 'spans are not sent (not around the proxy either)', profiles: true, spans: false },
+    { name: 'the proxy of both', env: { PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope.example', OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTP_PROXY: 'ftp://proxy.corp' }, problem: 'HTTP_PROXY', instead: 'profiles and spans are not sent (not around the proxy either)', profiles: false, spans: false },
+    { name: 'a proxy no upload would use: not our problem', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, HTTP_PROXY: 'ftp://proxy.corp' }, problem: undefined, profiles: true, spans: true },
+    { name: 'a proxy NO_PROXY exempts the backend from', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, HTTPS_PROXY: 'ftp://proxy.corp', NO_PROXY: 'pyroscope.example' }, problem: undefined, profiles: true, spans: true },
+    { name: 'a proxy for a loopback backend, which never goes through one', env: { PYROSCOPE_SERVER_ADDRESS: 'http://127.0.0.1:4040', HTTP_PROXY: 'ftp://proxy.corp' }, problem: undefined, profiles: true, spans: true },
+  ];
+  for (const c of unusable) {
+    it(`unusable: ${c.name}`, () => {
+      const { config, problems } = readConfig(c.env);
+      assert.deepEqual(problems.map((p) => [p.env, p.instead]), c.problem === undefined ? [] : [[c.problem, c.instead]]);
+      for (const problem of problems) assert.ok(!/proxy\.corp|hunter2/.test(problem.message), `the value stays out of the message: ${problem.message}`);
+      assert.equal(config.pyroscope.serverAddress !== undefined, c.profiles);
+      assert.equal(config.traces.exporter === 'otlp', c.spans);
+      assert.equal(config.local, undefined, 'a destination stopped this way is still a remote set-up');
+    });
+  }
+
+  it('NO_PROXY entries that match nothing: one problem listing them, the others used', () => {
+    const { config, problems } = readConfig({ PYROSCOPE_SERVER_ADDRESS: PYRO, HTTPS_PROXY: 'http://proxy.corp:3128', no_proxy: 'http://pyroscope.example, 10.0.0.0/33, .internal' });
+    assert.deepEqual(problems, [{ env: 'no_proxy', message: 'no_proxy entries "http://pyroscope.example", "10.0.0.0/33" are no host name, domain, IP address or CIDR range', instead: 'they are ignored' }]);
+    assert.equal(config.proxy?.noProxy.length, 1);
   });
 });
 

@@ -104,6 +104,18 @@ describe('secretValues: what the preload hands the redactor', () => {
       message: 'echo: got Basic dXNlcjpwYUBzcy05OTk5 from you',
       secret: 'dXNlcjpwYUBzcy05OTk5',
     },
+    // Proxy credentials (HTTPS_PROXY=http://user:pass@proxy:3128) go out as Proxy-Authorization: Basic.
+    { name: 'a proxy password, seen alone', env: { HTTPS_PROXY: 'http://user:proxy-pw-1234@proxy.corp:3128' }, message: 'proxy refused proxy-pw-1234', secret: 'proxy-pw-1234' },
+    { name: 'a URL-encoded proxy password, seen decoded', env: { HTTP_PROXY: 'http://user:pr%40xy-pw-77@proxy.corp:3128' }, message: 'got pr@xy-pw-77', secret: 'pr@xy-pw-77' },
+    { name: 'a proxy password, seen URL-encoded', env: { HTTP_PROXY: 'http://user:pr%40xy-pw-77@proxy.corp:3128' }, message: 'got pr%40xy-pw-77', secret: 'pr%40xy-pw-77' },
+    {
+      name: 'the Proxy-Authorization credential as sent, base64 of user:password',
+      env: { https_proxy: 'http://proxyuser:proxy-pw-1234@proxy.corp:3128' },
+      message: 'proxy said: denied cHJveHl1c2VyOnByb3h5LXB3LTEyMzQ=',
+      secret: 'cHJveHl1c2VyOnByb3h5LXB3LTEyMzQ=',
+    },
+    { name: 'the password of a scheme-less proxy value', env: { HTTPS_PROXY: 'user:bare-pw-5678@proxy.corp:3128' }, message: 'bare-pw-5678 rejected', secret: 'bare-pw-5678' },
+    { name: 'the password of a proxy variable shadowed by its lower-case form', env: { http_proxy: 'http://proxy.corp:3128', HTTP_PROXY: 'http://u:shadowed-pw-42@old.corp:3128' }, message: 'shadowed-pw-42', secret: 'shadowed-pw-42' },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -111,6 +123,17 @@ describe('secretValues: what the preload hands the redactor', () => {
       assert.ok(!out.includes(c.secret), out);
     });
   }
+});
+
+describe('proxy warnings', () => {
+  it('name the proxy readably and mask only its credentials', () => {
+    const env = { HTTPS_PROXY: 'http://proxyuser:proxy-pw-1234@proxy.corp:3128' };
+    const redact = createRedactor(secretValues(env, readConfig(env).config));
+    assert.equal(
+      redact('spans upload to https://otlp.example/v1/traces through proxy http://proxy.corp:3128 (HTTPS_PROXY) failed: proxy-pw-1234 at http://proxyuser:proxy-pw-1234@proxy.corp:3128'),
+      `spans upload to https://otlp.example/v1/traces through proxy http://proxy.corp:3128 (HTTPS_PROXY) failed: ${M} at http://${M}@proxy.corp:3128`,
+    );
+  });
 });
 
 describe('what the logger prints', () => {

@@ -13,7 +13,7 @@ let transport: Transport = DEFAULT_TRANSPORT;
 
 /**
  * How the final flush connects: set by the HttpSender when it is made, so the worker connects
- * exactly as the steady-state sender does (same certificate checks, same connect timeout).
+ * exactly as the steady-state sender does (same certificate checks, connect timeout and proxies).
  */
 export function useFinalFlushTransport(value: Transport): void {
   transport = value;

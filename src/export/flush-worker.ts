@@ -4,7 +4,7 @@
  * uploads are made here. Counts are written to the shared buffer, then the waiter is woken.
  *
  * Requests go out through undici with the same Agent recipe as the steady-state sender
- * (outgoing.ts createAgent): same certificate checks, same treatment of URL credentials.
+ * (outgoing.ts createAgent): same certificate checks, same proxies, same treatment of URL credentials.
  */
 import { workerData } from 'node:worker_threads';
 import { type Outgoing, type Transport, createAgent, releaseReply } from './outgoing.js';

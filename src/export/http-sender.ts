@@ -2,7 +2,8 @@ import type { Dispatcher } from 'undici';
 import { otelApi, otelCore } from '../vendor.js';
 import { type Logger, reason } from '../log.js';
 import { useFinalFlushTransport } from './final-flush.js';
-import { MAX_REPLY_BYTES, type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs } from './outgoing.js';
+import { MAX_REPLY_BYTES, type Outgoing, type Transport, createAgent, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
+import type { ProxySettings } from './proxy.js';
 import { loadUndici } from './undici-parts.js';
 
 export interface SenderOptions {
@@ -13,6 +14,8 @@ export interface SenderOptions {
   log: Logger;
   /** Accept any TLS certificate (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY). */
   tlsSkipVerify?: boolean;
+  /** Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY); none when undefined. */
+  proxy?: ProxySettings | undefined;
   /** First retry delay; doubles per failure up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -77,7 +80,7 @@ export class HttpSender {
   readonly stats: SenderStats = { sent: 0, dropped: 0, failedAttempts: 0 };
 
   constructor(private readonly options: SenderOptions) {
-    this.transport = { timeoutMs: options.timeoutMs, tlsSkipVerify: options.tlsSkipVerify === true };
+    this.transport = { timeoutMs: options.timeoutMs, tlsSkipVerify: options.tlsSkipVerify === true, proxy: options.proxy };
     // The final flush at exit sends from a worker: it must connect exactly as we do.
     useFinalFlushTransport(this.transport);
     if (this.transport.tlsSkipVerify) {
@@ -251,7 +254,8 @@ export class HttpSender {
 
   private async attempt(lane: Lane, request: Outgoing): Promise<Outcome> {
     const { log, timeoutMs } = this.options;
-    const endpoint = endpointOf(request.url);
+    // Through a proxy, the warnings say so: whether it or the backend failed is for the reader to tell.
+    const endpoint = routeOf(request.url, this.transport.proxy);
     const abort = new AbortController();
     lane.abort = abort;
     // bodyTimeout only fires when the socket goes idle: a reply that trickles in forever (or a

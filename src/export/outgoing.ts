@@ -1,5 +1,8 @@
 import type { LookupFunction } from 'node:net';
+import type { buildConnector, Dispatcher } from 'undici';
 import { basicCredential, urlCredentials } from '../basic-auth.js';
+import { type ProxySettings, proxyFor } from './proxy.js';
+import { proxyingDispatcher } from './proxy-agent.js';
 import type { Undici } from './undici-parts.js';
 
 /**
@@ -32,6 +35,12 @@ export function endpointOf(url: string): string {
   }
 }
 
+/** Where a request goes, safe to print: its endpoint, and the proxy it goes through (with the variable that set it), if any. */
+export function routeOf(url: string, proxy: ProxySettings | undefined): string {
+  const via = proxyFor(url, proxy);
+  return via === undefined ? endpointOf(url) : `${endpointOf(url)} through proxy ${via.url} (${via.env})`;
+}
+
 /** Retry-After as milliseconds (delta-seconds or HTTP date), capped; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | string[] | undefined, now: number, capMs: number): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
@@ -53,9 +62,11 @@ export interface Transport {
   timeoutMs: number;
   /** Accept any TLS certificate (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY). */
   tlsSkipVerify: boolean;
+  /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY as read at start (proxy.ts); undefined = every request goes direct. */
+  proxy: ProxySettings | undefined;
 }
 
-export const DEFAULT_TRANSPORT: Transport = { timeoutMs: 10_000, tlsSkipVerify: false };
+export const DEFAULT_TRANSPORT: Transport = { timeoutMs: 10_000, tlsSkipVerify: false, proxy: undefined };
 
 type LookupCallback = Parameters<LookupFunction>[2];
 const lookupsInFlight = new Map<string, LookupCallback[]>();
@@ -85,31 +96,49 @@ const sharedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/** How long an idle connection is kept for the next upload. */
+const KEEP_ALIVE_MS = 4_000;
+
+type Connector = buildConnector.connector;
+
 /**
- * The one undici Agent recipe, used by the sender (main thread) and by the flush worker (exit), so
- * certificate checks and timeouts cannot differ between the two. `unrefSockets`: the sockets never
- * keep the app alive, not even mid-request (undici re-refs busy sockets, so `ref` is neutralised
- * on the sockets we own); when the app is done, the exit path flushes what is still pending.
+ * `connect`, with the sockets it makes never keeping the app alive when `unref`, not even
+ * mid-request: undici re-refs busy sockets, so `ref` is neutralised on the sockets we own.
  */
-export function createAgent(undici: Pick<Undici, 'Agent' | 'buildConnector'>, transport: Transport, options: { unrefSockets: boolean }): import('undici').Dispatcher {
-  const connect = undici.buildConnector({
-    // Covers the lookup too: undici starts it as soon as net.connect has begun looking the name up.
-    timeout: transport.timeoutMs,
-    lookup: sharedLookup,
-    // Only ever relaxed by the explicit opt-out: Node's default (verify against its CA store, plus
-    // NODE_EXTRA_CA_CERTS) otherwise.
-    ...(transport.tlsSkipVerify ? { rejectUnauthorized: false } : {}),
-  });
-  return new undici.Agent({
-    keepAliveTimeout: 4_000,
-    connect: (connectOptions, callback) =>
-      connect(connectOptions, (error, socket) => {
-        if (socket && options.unrefSockets) {
-          socket.unref();
-          socket.ref = () => socket;
-        }
-        callback(error as Error & null, socket as never);
-      }),
+function ownedSockets(unref: boolean): (connect: Connector) => Connector {
+  if (!unref) return (connect) => connect;
+  return (connect) => (connectOptions, callback) =>
+    connect(connectOptions, (error, socket) => {
+      if (socket) {
+        socket.unref();
+        socket.ref = () => socket;
+      }
+      callback(error as Error & null, socket as never);
+    });
+}
+
+/**
+ * The one undici dispatcher recipe, used by the sender (main thread) and by the flush worker
+ * (exit), so certificate checks, timeouts and proxies cannot differ between the two.
+ * `unrefSockets`: no socket keeps the app alive (ownedSockets); when the app is done, the exit path
+ * flushes what is still pending. With a proxy set, requests go through it per their origin
+ * (proxy-agent.ts), with the same connect timeout, lookup and certificate checks.
+ */
+export function createAgent(undici: Pick<Undici, 'Agent' | 'buildConnector' | 'proxyParts'>, transport: Transport, options: { unrefSockets: boolean }): Dispatcher {
+  const own = ownedSockets(options.unrefSockets);
+  // The timeout covers the lookup too: undici starts it as soon as net.connect has begun looking the name up.
+  const reach = { timeout: transport.timeoutMs, lookup: sharedLookup };
+  // Only ever relaxed by the explicit opt-out: Node's default (verify against its CA store, plus
+  // NODE_EXTRA_CA_CERTS) otherwise.
+  const verify = transport.tlsSkipVerify ? { rejectUnauthorized: false } : {};
+  const direct = new undici.Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: own(undici.buildConnector({ ...reach, ...verify })) });
+  if (transport.proxy === undefined) return direct;
+  return proxyingDispatcher(undici.proxyParts(), direct, transport.proxy, {
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    own,
+    toProxy: reach,
+    toBackend: { timeout: transport.timeoutMs, ...verify },
+    tunnelTimeoutMs: transport.timeoutMs,
   });
 }
 

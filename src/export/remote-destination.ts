@@ -6,7 +6,7 @@ import type { Destination, FinalData } from './destination.js';
 import { sendBeforeExit } from './final-flush.js';
 import type { HttpSender } from './http-sender.js';
 import { otlpRequestBuilder } from './otlp-request.js';
-import { endpointOf, type Outgoing } from './outgoing.js';
+import { type Outgoing, routeOf } from './outgoing.js';
 import { PyroscopeExporter } from './pyroscope-exporter.js';
 import { encodeSync, prepareEncoder, WindowEncoder } from './window-encoder.js';
 import { untilDeadline } from '../deadline.js';
@@ -99,7 +99,7 @@ export class RemoteDestination implements Destination {
 
   private reportUndelivered(requests: Outgoing[], undelivered: number, late: boolean): void {
     if (undelivered === 0) return;
-    const targets = [...new Set(requests.map((r) => endpointOf(r.url)))].join(', ');
+    const targets = [...new Set(requests.map((r) => routeOf(r.url, this.config.proxy)))].join(', ');
     const noServer = this.sender.noServerAtExit();
     const why = noServer !== undefined ? `: no server there (${noServer})` : late ? ` within the ${this.config.shutdownTimeoutMs} ms shutdown deadline` : '';
     this.log.warn(`final flush: ${undelivered} of ${requests.length} uploads to ${targets} not delivered${why}`);

@@ -10,11 +10,44 @@ type UndiciIndex = typeof import('undici');
 export interface Undici {
   Agent: UndiciIndex['Agent'];
   buildConnector: UndiciIndex['buildConnector'];
+  /** The parts uploads through a proxy use, loaded at the first call: only when a proxy is set. */
+  proxyParts(): ProxyParts;
   /** POSTs one upload through `dispatcher`; credentials in its URL travel as Basic auth (wireForm). */
   post(dispatcher: Dispatcher, request: Outgoing, options: { signal: AbortSignal; timeoutMs: number }): Promise<Dispatcher.ResponseData>;
 }
 
+/** What a proxy needs on top (proxy-agent.ts). */
+export interface ProxyParts {
+  ProxyAgent: UndiciIndex['ProxyAgent'];
+  Pool: UndiciIndex['Pool'];
+  /** A Pool that can open CONNECT tunnels (see loadProxyParts). */
+  TunnelPool: UndiciIndex['Pool'];
+  Dispatcher: UndiciIndex['Dispatcher'];
+}
+
 let loaded: Undici | undefined;
+let proxyParts: ProxyParts | undefined;
+
+/**
+ * undici's ProxyAgent and what it needs, one by one as loadUndici does. ProxyAgent opens its
+ * tunnels with `client.connect()`, the CONNECT request that undici's index mixes into every
+ * dispatcher's prototype: it is added here to a Pool subclass of ours instead, so undici's shared
+ * prototypes (an app may use the same copy) stay as they are.
+ */
+function loadProxyParts(): ProxyParts {
+  if (proxyParts) return proxyParts;
+  const Pool = require('undici/lib/dispatcher/pool.js') as UndiciIndex['Pool'];
+  const connect = require('undici/lib/api/api-connect.js') as unknown;
+  const TunnelPool = class TunnelPool extends Pool {};
+  Object.defineProperty(TunnelPool.prototype, 'connect', { value: connect, writable: true, configurable: true });
+  proxyParts = {
+    ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js') as UndiciIndex['ProxyAgent'],
+    Pool,
+    TunnelPool,
+    Dispatcher: require('undici/lib/dispatcher/dispatcher.js') as UndiciIndex['Dispatcher'],
+  };
+  return proxyParts;
+}
 
 /**
  * undici's agent, connector and request, required one by one instead of through its index, which
@@ -32,6 +65,7 @@ export function loadUndici(): Undici {
   loaded = {
     Agent,
     buildConnector,
+    proxyParts: loadProxyParts,
     post(dispatcher, outgoing, { signal, timeoutMs }) {
       const wire = wireForm(outgoing);
       const url = new URL(wire.url);
@@ -39,7 +73,8 @@ export function loadUndici(): Undici {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        headers: wire.headers,
+        // A copy: a ProxyAgent adds `host` to the headers it is given, and ours are shared by a pipeline's requests.
+        headers: { ...wire.headers },
         body: outgoing.body,
         signal,
         headersTimeout: timeoutMs,

@@ -12,7 +12,7 @@ export interface TestCerts {
   /** PEM of the CA: what NODE_EXTRA_CA_CERTS points at. */
   caPath: string;
   key: string;
-  /** Server certificate (PEM), signed by the CA, for IP 127.0.0.1 and localhost. */
+  /** Server certificate (PEM), signed by the CA, for IP 127.0.0.1, localhost and the names asked for. */
   cert: string;
   remove(): void;
 }
@@ -27,14 +27,16 @@ export function opensslMissing(): string | undefined {
   }
 }
 
-export function makeCerts(): TestCerts {
+/** `dnsNames`: host names the server certificate is for, besides 127.0.0.1 and localhost. */
+export function makeCerts(dnsNames: readonly string[] = []): TestCerts {
   const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-certs-'));
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=pyro-run test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
   openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n');
+  const altNames = ['IP:127.0.0.1', 'DNS:localhost', ...dnsNames.map((name) => `DNS:${name}`)].join(',');
+  writeFileSync(file('server.ext'), `subjectAltName=${altNames}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`);
   openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
   return {
     dir,
