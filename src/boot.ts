@@ -5,6 +5,7 @@ import { startClientHooks } from './clients/index.js';
 import type { Config } from './config.js';
 import type { Destination } from './export/destination.js';
 import { HttpSender } from './export/http-sender.js';
+import { NO_DESTINATION } from './export/no-destination.js';
 import { RemoteDestination } from './export/remote-destination.js';
 import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
@@ -47,9 +48,9 @@ export function boot(config: Config, log: Logger): Started {
       log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
     }
   }
-  const destination: Destination =
-    (config.local && openRecording(config, config.local, log)) ||
-    new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy }), log);
+  const destination: Destination = config.local
+    ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
+    : new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy }), log);
   if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;

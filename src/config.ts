@@ -45,7 +45,7 @@ export interface Config {
   profiles: ProfileType[];
   spanScope: SpanScope;
   /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
-  local: { dir: string; capBytes: number; quiet: boolean; forced: boolean } | undefined;
+  local: { dir: string; capBytes: number; totalCapBytes: number; quiet: boolean; forced: boolean } | undefined;
   /** Map profile frames through the app's source maps, where it has any. */
   sourceMaps: boolean;
   /**
@@ -273,6 +273,7 @@ export const SETTINGS = {
   spanScope: { flag: 'span-scope', arg: '<scope>', env: 'PYRO_RUN_SPAN_SCOPE', description: 'root: samples carry the local-root span; all: each span its own', defaultText: 'root', parse: oneOf(SPAN_SCOPES) },
   out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
   maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; the oldest profile windows go first', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
+  maxTotalSize: { flag: 'max-total-size', arg: '<MB>', env: 'PYRO_RUN_MAX_TOTAL_MB', description: 'local mode: disk cap of all the runs in the output folder; the oldest finished runs go first, running ones are kept', defaultText: '1024', parse: positiveNumber(1_000_000, 'megabytes') },
   quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: 'local mode: no notices and no exit summary', defaultText: 'off', parse: onOff },
   sourceMaps: { flag: 'source-maps', arg: '<on|off>', env: 'PYRO_RUN_SOURCE_MAPS', description: "name the original (e.g. TypeScript) file and line in profiles, from the app's source maps", defaultText: 'on', parse: onOff },
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope 2.1+ keeps it per sample, as span_id; before 2.1 it becomes a series label: one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
@@ -464,7 +465,12 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const badTraces = config.traces.endpoint === undefined ? wrong(SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env) : [];
   for (const problem of badTraces) problem.instead = 'spans are not sent';
   if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporter = 'none';
-  config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0 || badProxy.length > 0, get('out'), get('maxRunSize'), get('quiet'));
+  config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0 || badProxy.length > 0, {
+    dir: get('out'),
+    runMb: get('maxRunSize'),
+    totalMb: get('maxTotalSize'),
+    quiet: get('quiet'),
+  });
   // In local files trace_id costs nothing; sent to a Pyroscope before 2.1 it becomes a series label.
   config.traceIdLabel = get('traceIdLabel') ?? config.local !== undefined;
   return { config, problems };
@@ -515,11 +521,27 @@ export const DEFAULT_OUTPUT_DIR = 'pyro-run-data';
  * is configured at all (no Pyroscope, no OTLP endpoint, no traces exporter chosen; a destination
  * set but wrong counts as one).
  */
-function localMode(config: Config, destinationChosen: boolean, dir: string | undefined, capMb: number | undefined, quiet: boolean | undefined): Config['local'] {
+function localMode(
+  config: Config,
+  destinationChosen: boolean,
+  given: { dir: string | undefined; runMb: number | undefined; totalMb: number | undefined; quiet: boolean | undefined },
+): Config['local'] {
   const anyDestination = config.pyroscope.serverAddress !== undefined || config.traces.endpoint !== undefined || destinationChosen;
+  const { dir } = given;
   if (dir === undefined && anyDestination) return undefined;
-  return { dir: dir ?? DEFAULT_OUTPUT_DIR, capBytes: Math.round((capMb ?? 200) * 1024 * 1024), quiet: quiet ?? false, forced: dir !== undefined };
+  return {
+    dir: dir ?? DEFAULT_OUTPUT_DIR,
+    capBytes: mbToBytes(given.runMb ?? 200),
+    totalCapBytes: mbToBytes(given.totalMb ?? 1024),
+    quiet: given.quiet ?? false,
+    forced: dir !== undefined,
+  };
 }
+
+const mbToBytes = (mb: number) => Math.round(mb * 1024 * 1024);
+
+/** A byte count in the unit the size settings take, for messages: `1.25 MB`. */
+export const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 100) / 100} MB`;
 
 /** Which env var a flag sets: the CLI's half of the table. */
 export function settingByFlag(flag: string): [SettingKey, Setting] | undefined {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { nodeFs } from './builtins.js';
 import type { Config } from './config.js';
+import { describeDiskError } from './export/disk-error.js';
 import { LocalRecorder } from './export/local-recorder.js';
 import { type Logger, reason } from './log.js';
 import type { Manifest } from './recording.js';
@@ -39,7 +40,7 @@ export function openRecording(config: Config, local: NonNullable<Config['local']
     if (!local.quiet) notice(`recording to ${path.relative(process.cwd(), recorder.dir) || '.'} (local mode${config.local?.forced ? '' : ': no backend configured'})`);
     return recorder;
   } catch (error) {
-    log.warn(`cannot record into ${base}: ${reason(error)}; the app runs without recording`);
+    log.warn(`cannot record into ${base}: ${describeDiskError(error)}; the app runs without recording`);
     return undefined;
   }
 }

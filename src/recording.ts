@@ -27,6 +27,11 @@ export interface Manifest {
   pyroRunVersion: string;
   nodeVersion: string;
   pid: number;
+  /**
+   * Where `pid` names this process: `<boot id>/<pid namespace>` on Linux, null elsewhere. Another
+   * process with the same value can ask the kernel whether `pid` still lives; any other cannot.
+   */
+  pidNamespace: string | null;
   command: string[];
   startedAt: string;
   endedAt: string | null;
@@ -48,13 +53,36 @@ export function spanFileName(batch: number): string {
   return `${seq(batch)}.jsonl`;
 }
 
-/** `<service>-<YYYYMMDD>-<HHMMSS>-<pid>`, safe as a folder name everywhere. */
-export function runFolderName(service: string, startedAt: Date, pid: number): string {
+/**
+ * `<service>-<YYYYMMDD>-<HHMMSS>-<pid>`, safe as a folder name everywhere; attempt 2 and on add
+ * `-<attempt>`: two replicas that are both PID 1 and start in the same second get the same name.
+ */
+export function runFolderName(service: string, startedAt: Date, pid: number, attempt = 1): string {
   const iso = startedAt.toISOString();
   const stamp = `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}`;
   const safe = service.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'service';
-  return `${safe}-${stamp}-${pid}`;
+  return `${safe}-${stamp}-${pid}${attempt > 1 ? `-${attempt}` : ''}`;
 }
+
+/** When a run started, for ordering runs: the manifest's startedAt; undefined when it has none that parses. */
+export function runStartedAtMs(manifest: unknown): number | undefined {
+  const startedAt = typeof manifest === 'object' && manifest !== null ? (manifest as { startedAt?: unknown }).startedAt : undefined;
+  const ms = typeof startedAt === 'string' ? Date.parse(startedAt) : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * A running recorder writes its run.json at least this often (it touches it when it has nothing
+ * to write), so that other processes can tell a live run from one whose process died.
+ */
+export const RUN_HEARTBEAT_MS = 30_000;
+/**
+ * A run that is not complete and whose run.json has not been written for this long is a run whose
+ * process is gone (SIGKILL, OOM, power loss): ten missed heartbeats.
+ */
+export const RUN_STALE_MS = 10 * RUN_HEARTBEAT_MS;
+/** A run folder being deleted is first renamed to `<this><name>…`, hidden from readers, then removed. */
+export const DELETING_PREFIX = '.pyro-run-deleting-';
 
 /** Files whose name starts with a dot are unfinished writes: readers skip them. */
 export function isUnfinished(name: string): boolean {

@@ -42,7 +42,7 @@ const DEFAULTS: Config = {
   profiles: ['cpu', 'wall'],
   spanScope: 'root',
   // Nothing configured means local mode, where trace_id costs nothing (no Pyroscope series).
-  local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, quiet: false, forced: false },
+  local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false },
   sourceMaps: true,
   traceIdLabel: true,
   flushIntervalMs: 15_000,
@@ -87,6 +87,8 @@ describe('defaults', () => {
     profiles: (c) => c.profiles,
     spanScope: (c) => c.spanScope,
     quiet: (c) => c.local?.quiet,
+    maxRunSize: (c) => (c.local?.capBytes ?? 0) / (1024 * 1024),
+    maxTotalSize: (c) => (c.local?.totalCapBytes ?? 0) / (1024 * 1024),
     sourceMaps: (c) => c.sourceMaps,
     flushInterval: (c) => c.flushIntervalMs,
     samplingInterval: (c) => c.samplingIntervalMicros,
@@ -111,14 +113,15 @@ describe('defaults', () => {
 
 describe('local mode', () => {
   const cases: { name: string; env: Env; local: Config['local']; traceIdLabel: boolean }[] = [
-    { name: 'nothing configured: record into ./pyro-run-data', env: {}, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, quiet: false, forced: false }, traceIdLabel: true },
+    { name: 'nothing configured: record into ./pyro-run-data', env: {}, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false }, traceIdLabel: true },
     { name: 'a Pyroscope server means sending', env: { PYROSCOPE_SERVER_ADDRESS: 'http://p:4040' }, local: undefined, traceIdLabel: false },
     { name: 'an OTLP endpoint means sending', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: undefined, traceIdLabel: false },
     { name: 'an OTLP traces endpoint means sending', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }, local: undefined, traceIdLabel: false },
     { name: 'a chosen traces exporter means sending', env: { OTEL_TRACES_EXPORTER: 'console' }, local: undefined, traceIdLabel: false },
-    { name: 'an output dir forces local mode even with endpoints', env: { PYRO_RUN_OUTPUT_DIR: '/tmp/rec', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: { dir: '/tmp/rec', capBytes: 200 * 1024 * 1024, quiet: false, forced: true }, traceIdLabel: true },
-    { name: 'cap and quiet', env: { PYRO_RUN_MAX_RUN_MB: '5', PYRO_RUN_QUIET: 'on' }, local: { dir: 'pyro-run-data', capBytes: 5 * 1024 * 1024, quiet: true, forced: false }, traceIdLabel: true },
-    { name: 'trace_id can be turned off in local mode', env: { PYRO_RUN_TRACE_ID_LABEL: 'off' }, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, quiet: false, forced: false }, traceIdLabel: false },
+    { name: 'an output dir forces local mode even with endpoints', env: { PYRO_RUN_OUTPUT_DIR: '/tmp/rec', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: { dir: '/tmp/rec', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: true }, traceIdLabel: true },
+    { name: 'cap and quiet', env: { PYRO_RUN_MAX_RUN_MB: '5', PYRO_RUN_QUIET: 'on' }, local: { dir: 'pyro-run-data', capBytes: 5 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: true, forced: false }, traceIdLabel: true },
+    { name: 'a total cap for the output folder, in MB like the run cap', env: { PYRO_RUN_MAX_TOTAL_MB: '0.5' }, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 512 * 1024, quiet: false, forced: false }, traceIdLabel: true },
+    { name: 'trace_id can be turned off in local mode', env: { PYRO_RUN_TRACE_ID_LABEL: 'off' }, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false }, traceIdLabel: false },
     { name: 'and on when sending', env: { PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', PYRO_RUN_TRACE_ID_LABEL: 'on' }, local: undefined, traceIdLabel: true },
   ];
   for (const c of cases) {
@@ -134,6 +137,14 @@ describe('local mode', () => {
     assert.deepEqual(problems.map((p) => p.env), ['PYRO_RUN_MAX_RUN_MB']);
     assert.equal(config.local?.capBytes, 200 * 1024 * 1024);
   });
+
+  for (const raw of ['0', '-5', 'lots', '2000000']) {
+    it(`a total cap of ${raw} falls back to 1024 MB with a problem`, () => {
+      const { config, problems } = readConfig({ PYRO_RUN_MAX_TOTAL_MB: raw });
+      assert.deepEqual(problems.map((p) => p.env), ['PYRO_RUN_MAX_TOTAL_MB']);
+      assert.equal(config.local?.totalCapBytes, 1024 * 1024 * 1024);
+    });
+  }
 });
 
 describe('service name fallback chain', () => {

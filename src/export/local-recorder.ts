@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { nodeFs } from '../builtins.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { Config } from '../config.js';
+import { type Config, megabytes } from '../config.js';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiler.js';
 import {
@@ -11,15 +11,21 @@ import {
   profileFileName,
   RECORDING_FORMAT,
   RECORDING_FORMAT_VERSION,
-  runFolderName,
+  RUN_HEARTBEAT_MS,
   SPANS_DIR,
   spanFileName,
 } from '../recording.js';
 import { otlpJsonTraceSerializer } from '../vendor.js';
-import { writeFileAtomicSync } from './atomic-file.js';
+import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
 import type { Destination, FinalData } from './destination.js';
+import { describeDiskError, isDiskFull } from './disk-error.js';
+import { createRunFolder } from './run-folder.js';
+import { pidNamespace } from './run-liveness.js';
+import { TotalCap } from './run-retention.js';
 import { type EncodedProfile, encodeSync, WindowEncoder } from './window-encoder.js';
 
+/** After a full disk, how long windows and spans are dropped (counted) before writing is tried again. */
+const DISK_FULL_PAUSE_MS = 30_000;
 
 export interface RecorderMeta {
   pyroRunVersion: string;
@@ -31,8 +37,11 @@ export interface RecorderMeta {
  * Local mode's destination: each profile window as gzipped pprof files and each span batch as an
  * OTLP/JSON line, under one folder per run, with a manifest rewritten after every write. Every
  * file is written atomically, so a reader — or a SIGKILL at any instant — sees whole files only.
- * Disk use is capped per run: the oldest profile windows are deleted to make room, and counted.
- * A write error (disk full, no permission) stops the recording with one warning; the app goes on.
+ * Disk use is capped per run and for the whole output folder (TotalCap): older finished runs
+ * are deleted first, then this run's oldest profile windows, counted. A full disk drops what
+ * comes (counted) for DISK_FULL_PAUSE_MS, then writing is tried again; any other write error
+ * (no permission, a read-only file system) stops the recording. Either says so once; the app
+ * goes on.
  */
 export class LocalRecorder implements Destination {
   readonly dir: string;
@@ -43,6 +52,12 @@ export class LocalRecorder implements Destination {
   private readonly windowsOnDisk: { files: string[]; bytes: number }[] = [];
   private windowSeq = 0;
   private spanSeq = 0;
+  /** Size of run.json as last written: it is part of what the run holds on disk. */
+  private manifestBytes = 0;
+  private readonly total: TotalCap;
+  private readonly heartbeat: NodeJS.Timeout;
+  /** Until when writes are dropped after a full disk; 0 when they are not. */
+  private diskFullUntil = 0;
   private broken = false;
   private closed = false;
 
@@ -54,7 +69,7 @@ export class LocalRecorder implements Destination {
     private readonly onClosed: (dir: string, manifest: Manifest) => void = () => undefined,
   ) {
     this.encoder = new WindowEncoder(log);
-    this.dir = path.join(baseDir, runFolderName(config.serviceName, meta.startedAt, process.pid));
+    this.dir = createRunFolder(baseDir, config.serviceName, meta.startedAt, process.pid);
     this.manifest = {
       format: RECORDING_FORMAT,
       formatVersion: RECORDING_FORMAT_VERSION,
@@ -62,6 +77,7 @@ export class LocalRecorder implements Destination {
       pyroRunVersion: meta.pyroRunVersion,
       nodeVersion: process.versions.node,
       pid: process.pid,
+      pidNamespace: pidNamespace(),
       command: meta.command,
       startedAt: meta.startedAt.toISOString(),
       endedAt: null,
@@ -74,13 +90,25 @@ export class LocalRecorder implements Destination {
     };
     // Loaded with the first batch, not at start.
     this.serialize = (spans) => otlpJsonTraceSerializer().serializeRequest(spans);
-    nodeFs().mkdirSync(path.join(this.dir, PROFILES_DIR), { recursive: true });
-    nodeFs().mkdirSync(path.join(this.dir, SPANS_DIR), { recursive: true });
-    this.writeManifest();
+    try {
+      this.writeManifest();
+    } catch (error) {
+      // A folder without run.json is no recording: nothing would ever clean it up.
+      removeQuietly(this.dir);
+      throw error;
+    }
+    this.total = new TotalCap(baseDir, path.basename(this.dir), config.local?.totalCapBytes ?? Number.POSITIVE_INFINITY, log);
+    this.total.room(this.ownBytes());
+    // Tells other processes this run is alive when there is nothing to write (see isRunning).
+    this.heartbeat = setInterval(() => this.touchManifest(), RUN_HEARTBEAT_MS).unref();
   }
 
   profiles(window: ProfileWindow): void {
     if (this.broken || this.closed) return;
+    if (this.diskFull()) {
+      this.manifest.counts.droppedWindows++;
+      return;
+    }
     this.encoder.encode(
       window,
       (encoded, profiles) => this.guard(() => this.writeWindow(encoded, profiles)),
@@ -97,6 +125,10 @@ export class LocalRecorder implements Destination {
 
   spans(batch: ReadableSpan[]): void {
     if (this.broken || this.closed) return;
+    if (this.diskFull()) {
+      this.manifest.counts.droppedSpans += batch.length;
+      return;
+    }
     this.guard(() => this.writeSpans(batch));
   }
 
@@ -107,6 +139,7 @@ export class LocalRecorder implements Destination {
 
   finishSync(last: FinalData, _deadlineAt?: number): void {
     if (this.closed) return;
+    clearInterval(this.heartbeat);
     this.guard(() => {
       const windows = this.encoder.takePendingSync();
       if (last.window) windows.push([last.window, encodeSync(last.window)]);
@@ -117,6 +150,8 @@ export class LocalRecorder implements Destination {
       this.writeManifest();
     });
     this.closed = true;
+    // After the last writes, which may have deleted older runs too.
+    this.total.settle();
     if (!this.broken) this.onClosed(this.dir, this.manifest);
   }
 
@@ -124,17 +159,25 @@ export class LocalRecorder implements Destination {
     if (profiles.length === 0) return;
     const seq = ++this.windowSeq;
     const bytes = profiles.reduce((sum, p) => sum + p.body.byteLength, 0);
-    if (!this.makeRoom(bytes)) {
+    const room = this.makeRoom(bytes);
+    if (room !== true) {
       this.manifest.counts.droppedWindows++;
-      this.log.warnOnce('cap-window-too-big', `a profile window (${bytes} bytes) is larger than the recording's ${this.capMb()} MB cap; it is not recorded (counted in run.json)`);
+      this.log.warnOnce('cap-window-too-big', `a profile window (${bytes} bytes) is larger than the room left under ${room}; it is not recorded (counted in run.json)`);
       this.writeManifest();
       return;
     }
     const files: string[] = [];
-    for (const { type, body } of profiles) {
-      const file = path.join(this.dir, PROFILES_DIR, profileFileName(seq, type));
-      writeFileAtomicSync(file, body);
-      files.push(file);
+    try {
+      for (const { type, body } of profiles) {
+        const file = path.join(this.dir, PROFILES_DIR, profileFileName(seq, type));
+        writeFileAtomicSync(file, body);
+        files.push(file);
+      }
+    } catch (error) {
+      // A window is on disk whole or not at all: its cpu file without its wall file would be counted by no one.
+      for (const file of files) removeQuietly(file);
+      this.manifest.counts.droppedWindows++;
+      throw error;
     }
     this.windowsOnDisk.push({ files, bytes });
     const { counts } = this.manifest;
@@ -148,48 +191,95 @@ export class LocalRecorder implements Destination {
     const body = this.serialize(batch);
     if (body === undefined || batch.length === 0) return;
     const { counts } = this.manifest;
-    if (!this.makeRoom(body.byteLength + 1)) {
+    const room = this.makeRoom(body.byteLength + 1);
+    if (room !== true) {
       counts.droppedSpans += batch.length;
-      this.log.warnOnce('cap-spans', `the recording reached its ${this.capMb()} MB cap; spans beyond it are not recorded (counted in run.json)`);
+      this.log.warnOnce('cap-spans', `the recording reached ${room}; spans beyond it are not recorded (counted in run.json)`);
       this.writeManifest();
       return;
     }
-    writeFileAtomicSync(path.join(this.dir, SPANS_DIR, spanFileName(++this.spanSeq)), Buffer.concat([body, Buffer.from('\n')]));
+    try {
+      writeFileAtomicSync(path.join(this.dir, SPANS_DIR, spanFileName(++this.spanSeq)), Buffer.concat([body, Buffer.from('\n')]));
+    } catch (error) {
+      counts.droppedSpans += batch.length;
+      throw error;
+    }
     counts.spanFiles++;
     counts.spans += batch.length;
     counts.bytes += body.byteLength + 1;
     this.writeManifest();
   }
 
-  /** Deletes the oldest profile windows until `bytes` more fit under the cap; false if they cannot. */
-  private makeRoom(bytes: number): boolean {
+  /**
+   * Makes room for `bytes` more: first under the output folder's total cap (older finished runs
+   * go), then under this run's cap, deleting this run's oldest profile windows. True when they
+   * fit; else the cap that stops them, in words.
+   */
+  private makeRoom(bytes: number): true | string {
     const { counts, capBytes } = this.manifest;
-    while (counts.bytes + bytes > capBytes && this.windowsOnDisk.length > 0) {
+    const totalRoom = this.total.room(this.ownBytes() + bytes) - this.manifestBytes;
+    const byTotal = totalRoom < capBytes;
+    const cap = byTotal ? totalRoom : capBytes;
+    const capText = byTotal
+      ? `the ${megabytes(this.total.capBytes)} total cap of the recordings in ${path.dirname(this.dir)} (--max-total-size), which other runs still recording take their share of`
+      : `its ${megabytes(capBytes)} cap`;
+    while (counts.bytes + bytes > cap && this.windowsOnDisk.length > 0) {
       const oldest = this.windowsOnDisk.shift()!;
       for (const file of oldest.files) nodeFs().unlinkSync(file);
       counts.bytes -= oldest.bytes;
       counts.profileFiles -= oldest.files.length;
       counts.droppedWindows++;
-      this.log.warnOnce('cap-windows', `the recording reached its ${this.capMb()} MB cap; the oldest profile windows are deleted to make room (counted in run.json)`);
+      this.log.warnOnce(byTotal ? 'total-cap-windows' : 'cap-windows', `the recording reached ${capText}; the oldest profile windows are deleted to make room (counted in run.json)`);
     }
-    return counts.bytes + bytes <= capBytes;
+    return counts.bytes + bytes <= cap || capText;
   }
 
-  private capMb(): number {
-    return Math.round((this.manifest.capBytes / (1024 * 1024)) * 100) / 100;
+  /** What this run holds on disk. */
+  private ownBytes(): number {
+    return this.manifest.counts.bytes + this.manifestBytes;
   }
 
   private writeManifest(): void {
-    writeFileAtomicSync(path.join(this.dir, MANIFEST_FILE), `${JSON.stringify(this.manifest, null, 2)}\n`);
+    const text = `${JSON.stringify(this.manifest, null, 2)}\n`;
+    writeFileAtomicSync(path.join(this.dir, MANIFEST_FILE), text);
+    this.manifestBytes = Buffer.byteLength(text);
+  }
+
+  private touchManifest(): void {
+    if (this.broken || this.closed) return;
+    try {
+      const now = new Date();
+      nodeFs().utimesSync(path.join(this.dir, MANIFEST_FILE), now, now);
+    } catch (error) {
+      this.log.debug(`could not touch ${this.dir}'s run.json: ${reason(error)}`);
+    }
+  }
+
+  /** Whether writes are being dropped after a full disk; the first write after the pause tries again. */
+  private diskFull(): boolean {
+    return this.diskFullUntil !== 0 && Date.now() < this.diskFullUntil;
   }
 
   private guard(write: () => void): void {
     if (this.broken) return;
     try {
       write();
+      if (this.diskFullUntil !== 0) {
+        this.diskFullUntil = 0;
+        this.log.clear('disk-full');
+        this.log.info(`there is room on the disk again: recording into ${this.dir} goes on (what was dropped meanwhile is counted in run.json)`);
+      }
     } catch (error) {
+      if (isDiskFull(error)) {
+        this.diskFullUntil = Date.now() + DISK_FULL_PAUSE_MS;
+        this.log.warnOnce(
+          'disk-full',
+          `${describeDiskError(error, this.dir)}: profile windows and spans are dropped (counted in run.json) and writing is tried again every ${DISK_FULL_PAUSE_MS / 1000} s; no partial file is left; the app is not affected`,
+        );
+        return;
+      }
       this.broken = true;
-      this.log.warn(`cannot write the recording in ${this.dir}: ${reason(error)}; recording stopped, the app is not affected`);
+      this.log.warn(`cannot write the recording in ${this.dir}: ${describeDiskError(error, this.dir)}; recording stopped, the app is not affected`);
     }
   }
 }

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, SPANS_DIR } from '../recording.js';
+import { isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, runStartedAtMs, SPANS_DIR } from '../recording.js';
 import { readSpanBatch, type RunSpan } from './otlp-spans.js';
 import { type ProfileKind, type SampleIndex, SampleIndexBuilder } from './sample-index.js';
 
@@ -99,9 +99,8 @@ function isDirectory(dir: string): boolean {
 function startedAtMs(runDir: string): number {
   const manifestPath = path.join(runDir, MANIFEST_FILE);
   try {
-    const startedAt = (JSON.parse(readFileSync(manifestPath, 'utf8')) as { startedAt?: unknown }).startedAt;
-    const ms = typeof startedAt === 'string' ? Date.parse(startedAt) : Number.NaN;
-    if (Number.isFinite(ms)) return ms;
+    const ms = runStartedAtMs(JSON.parse(readFileSync(manifestPath, 'utf8')));
+    if (ms !== undefined) return ms;
   } catch {
     // An unreadable manifest still marks a run; loading it later reports what is wrong.
   }

@@ -145,17 +145,25 @@ export function writeRecording(baseDir: string, spec: RecordingSpec): string {
   const startNs = BigInt(Date.parse(startedAt)) * 1_000_000n;
   const windows = spec.windows ?? [];
   let profileFiles = 0;
+  // What the recorder counts in counts.bytes: the profile and span files.
+  let bytes = 0;
   windows.forEach((window, i) => {
     for (const kind of ['cpu', 'wall'] as const) {
       const samples = window[kind];
       if (samples === undefined) continue;
       const pprof = buildPprof(kind, samples, spec.functions ?? {}, startNs + windowNs * BigInt(i + 1), windowNs);
-      writeFileSync(path.join(dir, 'profiles', `${pad(i + 1)}-${kind}.pb.gz`), gzipSync(pprof.encode()));
+      const body = gzipSync(pprof.encode());
+      writeFileSync(path.join(dir, 'profiles', `${pad(i + 1)}-${kind}.pb.gz`), body);
       profileFiles++;
+      bytes += body.byteLength;
     }
   });
   const batches = spec.spanBatches ?? [];
-  batches.forEach((batch, i) => writeFileSync(path.join(dir, 'spans', `${pad(i + 1)}.jsonl`), `${otlpLine(batch, spec.service)}\n`));
+  batches.forEach((batch, i) => {
+    const line = `${otlpLine(batch, spec.service)}\n`;
+    writeFileSync(path.join(dir, 'spans', `${pad(i + 1)}.jsonl`), line);
+    bytes += Buffer.byteLength(line);
+  });
   const spanCount = batches.reduce((n, batch) => n + batch.length, 0);
   const manifest = {
     format: 'pyro-run-recording',
@@ -172,7 +180,7 @@ export function writeRecording(baseDir: string, spec: RecordingSpec): string {
     flushIntervalMs: Number(windowNs / 1_000_000n),
     profileTypes: ['cpu', 'wall'],
     capBytes: 209715200,
-    counts: { windows: windows.length, profileFiles, spanFiles: batches.length, spans: spanCount, bytes: 0, droppedWindows: 0, droppedSpans: 0 },
+    counts: { windows: windows.length, profileFiles, spanFiles: batches.length, spans: spanCount, bytes, droppedWindows: 0, droppedSpans: 0 },
     ...spec.manifest,
   };
   writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify(manifest, null, 2)}\n`);
