@@ -18,7 +18,8 @@ import { type DecodedSpan, type IngestRecord, OtlpSpanKind, type Receiver, type 
 const SERVICE = 'shop-postgres';
 const APP = path.join(repoRoot, 'examples/express-postgres/server.mjs');
 const ROUTE = '/reports/revenue';
-const REQUESTS = 40;
+/** Enough for pg's row parsing to get a judgeable number of samples (≥ 5) on a loaded machine. */
+const REQUESTS = 100;
 const IN_FLIGHT = 4;
 /** Span times (hrtime-based) and window bounds (Date.now()) come from different clocks. */
 const CLOCK_SLACK_NS = 100_000_000n;
@@ -98,6 +99,8 @@ test('express + pg through the CLI: query spans under the request, report CPU an
       DATABASE_URL: db.url,
       PORT: '0',
       ...linkedEnv(receiver),
+      // Twice linkedEnv's rate: pg's row parsing is a few per cent of the CPU, and is judged below.
+      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000',
     },
   });
   // A failed step must not leave the app running: kill is a no-op once it has exited.
