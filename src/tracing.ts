@@ -95,7 +95,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const recording = config.local !== undefined;
   // Routes known below the request's HTTP span name it, whoever's SDK runs (frameworks/).
   const routes = new RouteFromSpans();
-  startFastifyRoutes();
+  startFastifyRoutes(log);
   const { batcher, processor } = found.provider && !recording ? {} : exportProcessor(options);
   const app = new AppOtel({
     processors: present([options.linkProcessor, routes, recording ? batcher : undefined]),

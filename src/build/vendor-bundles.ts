@@ -14,17 +14,20 @@
  * - `otlp-trace.cjs`: the OTLP trace serializers, from otlp-transformer's ESM build so that its
  *   metrics and logs halves are left out (its CommonJS index loads all three).
  * - The net instrumentation gets `tls` lazily (lazyTls below).
+ * - Some instrumentations get fixes where they change how a library behaves
+ *   (instrumentation-patches.ts, applied by patchedSources below).
  * - import-in-the-middle and require-in-the-middle stay in node_modules: their module hooks keep
  *   state that must be shared with the ESM loader hook registered from node_modules.
  *
  * Usage: node dist/src/build/vendor-bundles.js
  */
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { INSTRUMENTATION_NAMES } from '../instrumentations.js';
+import { type FilePatches, INSTRUMENTATION_PATCHES, patchSource } from './instrumentation-patches.js';
 import { SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, instrumentationFile } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
@@ -100,6 +103,38 @@ function lazyTls(): Plugin {
   };
 }
 
+/** The folder of an installed package, from the file its entry resolves to. */
+function packageDir(entry: string): string {
+  for (let dir = path.dirname(entry); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  throw new Error(`no package.json above ${entry}`);
+}
+
+/**
+ * Applies an instrumentation's fixes (instrumentation-patches.ts) to its file as esbuild loads it;
+ * the build fails if the bundle never loaded that file (the package now ships its code elsewhere).
+ */
+function patchedSources(fixes: FilePatches): Plugin {
+  const pkg = `@opentelemetry/instrumentation-${fixes.instrumentation}`;
+  const entry = resolveFrom(pkg, repoRoot);
+  if (!entry) throw new Error(`${pkg} is not installed`);
+  const file = path.join(packageDir(entry), fixes.file);
+  return {
+    name: `pyro-run-patch-${fixes.instrumentation}`,
+    setup(build) {
+      let applied = false;
+      build.onLoad({ filter: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }, (args) => {
+        applied = true;
+        return { contents: patchSource(readFileSync(args.path, 'utf8'), args.path, fixes.patches), loader: 'js' };
+      });
+      build.onEnd(() => {
+        if (!applied) throw new Error(`${pkg}: ${fixes.file} was not part of the bundle; revisit src/build/instrumentation-patches.ts`);
+      });
+    },
+  };
+}
+
 function assertOnlyTlsSocketUsed(): void {
   const entry = resolveFrom('@opentelemetry/instrumentation-net', repoRoot);
   if (!entry) throw new Error('@opentelemetry/instrumentation-net is not installed');
@@ -133,7 +168,7 @@ async function main(): Promise<void> {
       ...common,
       stdin: { contents: `module.exports = require(${JSON.stringify(pkg)});\n`, resolveDir: repoRoot, sourcefile: `${name}-entry.cjs`, loader: 'js' },
       outfile: path.join(outDir, instrumentationFile(name)),
-      plugins: name === 'net' ? [plugin, lazyTls()] : [plugin],
+      plugins: [plugin, ...(name === 'net' ? [lazyTls()] : []), ...INSTRUMENTATION_PATCHES.filter((fixes) => fixes.instrumentation === name).map(patchedSources)],
     });
   }
 }

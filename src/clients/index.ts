@@ -14,7 +14,7 @@ import { startUndiciHooks } from './undici.js';
  * none: its parser runs each response's callbacks in the context of the request that sent it.
  */
 export function startClientHooks(owner: SampleOwner, log: Logger): void {
-  startUndiciHooks(owner);
+  startUndiciHooks(owner, log);
   installClientHooks([pgHooks(owner), mysql2Hooks(owner), ioredisHooks(owner), nodeRedisHooks(owner)], (pkg, error) =>
     log.warnOnce(`client-hooks:${pkg}`, `could not follow ${pkg}'s replies to their requests (${reason(error)}); its reply parsing goes unlabelled`),
   );

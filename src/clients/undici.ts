@@ -1,3 +1,5 @@
+import { subscribeSafely } from '../library-callbacks.js';
+import type { Logger } from '../log.js';
 import type { SampleOwner } from '../span-link/linking.js';
 import { labelsOf, ownReads, tagCommand } from './requests.js';
 
@@ -20,10 +22,10 @@ type Socket = { [RESPONDING]?: unknown };
  * - when its headers go out on a socket (`undici:client:sendHeaders`), that socket's reads are its.
  * HTTP/2 (opt-in) multiplexes streams on one socket and is left as it is.
  */
-export function startUndiciHooks(owner: SampleOwner): void {
-  const channels = process.getBuiltinModule('node:diagnostics_channel') as typeof import('node:diagnostics_channel');
-  channels.subscribe(REQUEST_CREATE, (message) => tagCommand((message as { request?: unknown }).request, owner));
-  channels.subscribe(SEND_HEADERS, (message) => {
+export function startUndiciHooks(owner: SampleOwner, log: Logger): void {
+  const what = "following fetch's (undici's) responses to their requests";
+  subscribeSafely(REQUEST_CREATE, log, what, (message) => tagCommand((message as { request?: unknown }).request, owner));
+  subscribeSafely(SEND_HEADERS, log, what, (message) => {
     const { request, socket } = message as { request?: unknown; socket?: Socket };
     if (typeof socket !== 'object' || socket === null) return;
     socket[RESPONDING] = request;

@@ -1,3 +1,5 @@
+import { subscribeSafely } from '../library-callbacks.js';
+import type { Logger } from '../log.js';
 import { otelApi } from '../vendor.js';
 import { tellRoute } from './routes.js';
 
@@ -10,9 +12,8 @@ const HANDLER_START = 'tracing:fastify.request.handler:start';
  * channel; the route reaches the request's HTTP span from there (`tellRoute`). No spans of its own,
  * so nothing a request does costs more than one channel message.
  */
-export function startFastifyRoutes(): void {
-  const channels = process.getBuiltinModule('node:diagnostics_channel') as typeof import('node:diagnostics_channel');
-  channels.subscribe(HANDLER_START, (message) => {
+export function startFastifyRoutes(log: Logger): void {
+  subscribeSafely(HANDLER_START, log, "naming fastify's requests by their routes", (message) => {
     const url = (message as { route?: { url?: unknown } }).route?.url;
     if (typeof url === 'string') tellRoute(otelApi().context.active(), url);
   });

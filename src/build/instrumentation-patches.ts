@@ -1,0 +1,105 @@
+/**
+ * Fixes pyro-run applies to the OpenTelemetry instrumentations it bundles, where their code makes
+ * a library behave differently with the agent than without it (issue 13). Each is an exact text
+ * replacement in one file of one instrumentation package, applied by the bundle build
+ * (vendor-bundles.ts); the build fails when a text is not found exactly once, so an upgrade of the
+ * instrumentation makes someone look at the fix again. docs/compatibility.md lists them for
+ * upstream.
+ */
+
+export interface SourcePatch {
+  /** What goes wrong without it, seen from the app. */
+  why: string;
+  find: string;
+  replace: string;
+}
+
+export interface FilePatches {
+  /** `@opentelemetry/instrumentation-<name>`. */
+  instrumentation: string;
+  /** The file inside the package, as esbuild loads it. */
+  file: string;
+  patches: readonly SourcePatch[];
+}
+
+/** A response that is an EventEmitter: the instrumentations listen for its 'close'. */
+const HAS_ONCE = 'typeof res?.once === "function"';
+
+export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
+  {
+    instrumentation: 'router',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "a router driven with a response that is no EventEmitter (router's and express's own tests, apps that call router.handle): TypeError res.once / res.removeListener is not a function, thrown from the layer or from a setImmediate",
+        find: 'if (!spanEnded && !listenerAttached) {',
+        replace: `if (!spanEnded && !listenerAttached && ${HAS_ONCE}) {`,
+      },
+      {
+        why: 'the same, when the layer calls next()',
+        find: 'if (listenerAttached) res.removeListener("close", onClose);',
+        replace: 'if (listenerAttached && typeof res.removeListener === "function") res.removeListener("close", onClose);',
+      },
+      {
+        why: "`next === req.next` inside a handler (express's res.format passes req.next to its callbacks): the router sets req.next to the next it passes; it stays so with the wrapper passed instead, and goes back when the wrapper is called",
+        find: 'const ensureFallbackListener = () => {',
+        replace: 'if (typeof next === "function" && req.next === next) req.next = wrappedNext;\n\t\tconst ensureFallbackListener = () => {',
+      },
+      {
+        why: 'the same, on the way out',
+        find: 'const wrappedNext = (err) => {\n\t\t\tif (err) span.recordException(err);',
+        replace: 'const wrappedNext = (err) => {\n\t\t\tif (req.next === wrappedNext) req.next = next;\n\t\t\tif (err && err !== "route" && err !== "router") span.recordException(err);',
+      },
+    ],
+  },
+  {
+    instrumentation: 'express',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: 'a layer run with a response that is no EventEmitter: TypeError res.once is not a function, thrown in the layer\'s finally',
+        find: 'if (!spanHasEnded) res.once("close", onResponseEnded);',
+        replace: `if (!spanHasEnded && ${HAS_ONCE}) res.once("close", onResponseEnded);`,
+      },
+      {
+        why: 'the same, when the layer calls next()',
+        find: 'req.res?.removeListener("close", onResponseEnded);',
+        replace: 'if (typeof req.res?.removeListener === "function") req.res.removeListener("close", onResponseEnded);',
+      },
+      {
+        why: '`next === req.next` inside a middleware (express\'s res.format): req.next is the wrapper passed while the layer runs, and the next it wraps once the wrapper is called',
+        find: 'if (callbackIdx >= 0) arguments[callbackIdx] = function() {',
+        replace: 'if (callbackIdx >= 0) arguments[callbackIdx] = function wrappedNext() {\n\t\t\t\t\tif (req?.next === wrappedNext) req.next = args[callbackIdx];',
+      },
+      {
+        why: 'the same, on the way in',
+        find: 'try {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
+        replace: 'if (callbackIdx >= 0 && req?.next === args[callbackIdx]) req.next = arguments[callbackIdx];\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
+      },
+    ],
+  },
+  {
+    instrumentation: 'koa',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "app.use(null), use(0), use('x'): a TypeError of the instrumentation (reading 'router' of null, a Symbol set on a number) instead of koa's own `middleware must be a function!`",
+        find: 'return function use(middlewareFunction) {\n\t\t\tlet patchedFunction;',
+        replace: 'return function use(middlewareFunction) {\n\t\t\tif (typeof middlewareFunction !== "function") return original.apply(this, arguments);\n\t\t\tlet patchedFunction;',
+      },
+    ],
+  },
+];
+
+/** `source` with each patch applied; throws, naming the file and the patch, when a text is not there exactly once. */
+export function patchSource(source: string, file: string, patches: readonly SourcePatch[]): string {
+  let patched = source;
+  for (const patch of patches) {
+    const at = patched.indexOf(patch.find);
+    if (at < 0 || patched.indexOf(patch.find, at + 1) >= 0) {
+      throw new Error(`${file}: the text to patch (${patch.why}) is ${at < 0 ? 'not there' : 'there more than once'}; the instrumentation changed, revisit src/build/instrumentation-patches.ts`);
+    }
+    patched = patched.slice(0, at) + patch.replace + patched.slice(at + patch.find.length);
+  }
+  return patched;
+}
