@@ -17,12 +17,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childrenCpuMs } from './lib/proc.mjs';
 import { compareRuns, parseTap, tally } from './lib/tap.mjs';
 import { render, times } from './lib/table.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const register = path.join(root, 'dist/register.js');
-const TICKS_PER_SECOND = 100;
 
 function usage(message) {
   console.error(`${message}\nusage: node bench/suite-diff.mjs <checkout> [-- <command that prints TAP>]`);
@@ -38,17 +38,10 @@ function tapCommand(checkout) {
   return undefined;
 }
 
-/** CPU seconds used by this process's waited-for children so far (Linux: cutime + cstime). */
-function childrenCpuSeconds() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
-}
-
 /** Runs `command` in a shell in `checkout`; its TAP, wall and CPU seconds, and exit code. */
 function runSuite(command, checkout, env) {
   return new Promise((resolve, reject) => {
-    const cpuBefore = childrenCpuSeconds();
+    const cpuBefore = childrenCpuMs();
     const started = performance.now();
     // The shell is waited for, and it waits for its children: their CPU time is counted too.
     const child = spawn('sh', ['-c', command], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -58,7 +51,7 @@ function runSuite(command, checkout, env) {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      resolve({ tap: stdout, stderr, code: code ?? signal, wall: (performance.now() - started) / 1000, cpu: childrenCpuSeconds() - cpuBefore });
+      resolve({ tap: stdout, stderr, code: code ?? signal, wall: (performance.now() - started) / 1000, cpu: (childrenCpuMs() - cpuBefore) / 1000 });
     });
   });
 }

@@ -9,7 +9,7 @@ import { APP_CORE } from '../lib/cores.mjs';
 import { BENCH, CONTENDERS, NODE, contenderArgs, contenderEnv, nodeVersion } from '../lib/contenders.mjs';
 import { goal } from '../lib/goals.mjs';
 import { interleave } from '../lib/interleave.mjs';
-import { start } from '../lib/proc.mjs';
+import { childrenCpuMs, start } from '../lib/proc.mjs';
 import { startSink } from '../lib/sink.mjs';
 import { ratio, summary } from '../lib/stats.mjs';
 import { num, render, signed, spread, times } from '../lib/table.mjs';
@@ -22,6 +22,23 @@ const APPS = [
   // As copied from OTel docs: no metrics, no logs. Must cost what leaving them unset costs.
   { id: 'express-none', file: path.join(BENCH, 'apps/express.cjs'), server: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
 ];
+
+/**
+ * A whole short-lived process (a script, a test runner's worker): spawn → exit, and its CPU time
+ * with every thread's. Only for the contenders whose process ends by itself (OTel's register and
+ * the combo keep the event loop alive).
+ */
+const WHOLE_APPS = APPS.filter((app) => !app.server);
+const EXITS_BY_ITSELF = CONTENDERS.filter((c) => ['node', 'pyro-none', 'pyro', 'pyro-baseline'].includes(c.id));
+
+async function measureWhole(contender, app, sinkUrl) {
+  const cpuBefore = childrenCpuMs();
+  const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl, app.env), core: APP_CORE, name: `${contender.id} ${app.id} to exit` });
+  const exit = await handle.exited;
+  const at = process.hrtime.bigint();
+  if (exit.code !== 0) throw new Error(`${handle.name}: exit ${JSON.stringify(exit)}\n${handle.stderr}`);
+  return { wallMs: Number(at - handle.spawnedAt) / 1e6, cpuMs: childrenCpuMs() - cpuBefore };
+}
 
 const rssMbOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? Number.NaN) / 1024;
 
@@ -47,14 +64,17 @@ async function measureOnce(contender, app, sinkUrl) {
 
 export default {
   name: 'startup',
-  describe: 'spawn → first line and RSS of a hello world (CJS and ESM)',
+  describe: 'spawn → first line and RSS of a hello world (CJS and ESM); spawn → exit and CPU of the whole process',
   async run({ quick, progress }) {
     const rounds = quick ? 2 : 10;
     const sink = await startSink();
     let raw;
+    let rawWhole;
     try {
       const pairs = APPS.flatMap((app) => CONTENDERS.map((contender) => ({ app, contender })));
       raw = await interleave(rounds, pairs, (p) => `${p.app.id}/${p.contender.id}`, (p) => measureOnce(p.contender, p.app, sink.url), progress);
+      const wholePairs = WHOLE_APPS.flatMap((app) => EXITS_BY_ITSELF.map((contender) => ({ app, contender })));
+      rawWhole = await interleave(rounds, wholePairs, (p) => `${p.app.id}/${p.contender.id} to exit`, (p) => measureWhole(p.contender, p.app, sink.url), progress);
     } finally {
       await sink.stop();
     }
@@ -81,6 +101,29 @@ export default {
       rows,
     );
 
+    const whole = {};
+    const wholeRows = [];
+    for (const app of WHOLE_APPS) {
+      const base = rawWhole[`${app.id}/node to exit`];
+      whole[app.id] = {};
+      for (const contender of EXITS_BY_ITSELF) {
+        const runs = rawWhole[`${app.id}/${contender.id} to exit`];
+        const r = {
+          wall: summary(runs.map((x) => x.wallMs)),
+          cpu: summary(runs.map((x) => x.cpuMs)),
+          addedWall: summary(runs.map((x, i) => x.wallMs - base[i].wallMs)),
+          addedCpu: summary(runs.map((x, i) => x.cpuMs - base[i].cpuMs)),
+        };
+        whole[app.id][contender.id] = r;
+        wholeRows.push([app.id, contender.label, spread(r.wall, 0), signed(r.addedWall.median, 0), spread(r.cpu, 0), signed(r.addedCpu.median, 0)]);
+      }
+    }
+    const wholeTable = render(
+      `startup, whole process — Node ${nodeVersion(NODE[24])}, ${rounds} rounds interleaved; a hello world from spawn to exit (the final flush to the sink included) and its CPU time, all threads (kernel accounting, 10 ms ticks); medians (min–max); "added" = median of per-round differences to bare node`,
+      ['app', 'contender', 'wall ms', 'added ms', 'CPU ms', 'added ms'],
+      wholeRows,
+    );
+
     const goals = [];
     const shares = {};
     for (const app of APPS.filter((a) => a.goals)) {
@@ -98,10 +141,10 @@ export default {
       `${num(results['express-none'].pyro.start.median, 0)} ms vs ${num(results.express.pyro.start.median, 0)} ms = ${times(noneRatio)}`));
     const s = (id) => `${id}: pyro-run +${num(results[id].pyro.addedStart.median, 0)} ms / +${num(results[id].pyro.addedRss.median, 0)} MB, OTel +${num(results[id].otel.addedStart.median, 0)} ms, combo +${num(results[id].combo.addedRss.median, 0)} MB`;
     return {
-      tables: [table],
+      tables: [table, wholeTable],
       goals,
       summary: `startup (${rounds} rounds) ${APPS.map((a) => s(a.id)).join('; ')}`,
-      data: { rounds, node: nodeVersion(NODE[24]), results, shares, noneRatio, raw },
+      data: { rounds, node: nodeVersion(NODE[24]), results, whole, shares, noneRatio, raw, rawWhole },
     };
   },
 };

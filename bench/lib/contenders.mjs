@@ -35,6 +35,15 @@ export const CONTENDERS = [
   { id: 'pyro', label: 'pyro-run full', preload: ['--import', PYRO_REGISTER], env: {} },
 ];
 
+/**
+ * A/B of two builds in one run: PYRO_RUN_BENCH_BASELINE=<another checkout, built> adds its
+ * pyro-run full as one more contender, measured side by side with this one.
+ */
+const BASELINE = process.env.PYRO_RUN_BENCH_BASELINE;
+if (BASELINE) {
+  CONTENDERS.push({ id: 'pyro-baseline', label: `pyro-run full, ${path.basename(path.resolve(BASELINE))}`, preload: ['--import', path.resolve(BASELINE, 'dist/register.js')], env: {} });
+}
+
 export const byId = (id) => CONTENDERS.find((c) => c.id === id);
 
 /** The runner's environment without anything that would configure a contender behind our back. */

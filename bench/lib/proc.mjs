@@ -2,6 +2,7 @@
 // whatever it started), optionally pinned to a core, with its output kept and awaitable lines.
 // Every child is registered until it has exited, so the runner can kill the lot on any failure.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 const live = new Set();
 
@@ -148,6 +149,19 @@ export async function run(command, args, options = {}) {
     throw new Error(`${handle.name} did not finish within ${options.timeoutMs ?? 120_000} ms`);
   }
   return { stdout: handle.stdout, stderr: handle.stderr, ...handle.exitInfo };
+}
+
+const TICK_MS = 10;
+
+/**
+ * CPU milliseconds (user + system, all threads) of this process's children that have ended and
+ * been waited for, so far: the difference around one child's whole life is its CPU time (Linux:
+ * cutime and cstime of /proc/self/stat, in clock ticks of 10 ms). Only while no other child ends.
+ */
+export function childrenCpuMs() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
 /** Kills every process group still running and waits for them (bounded). */
