@@ -5,8 +5,9 @@
 // would have it, a library's suite must pass the same tests. Put the checkout where the
 // instrumentations hook it — under a `node_modules/<name>/` folder (e.g.
 // /tmp/host/node_modules/express) — and install its dev dependencies there; keep it out of this
-// repository. Without a command, the checkout's `npm test` script is used when it runs mocha or
-// `node --test` (made to print TAP); any other runner needs the command given after `--`.
+// repository. Without a command, the checkout's `npm test` script is used when it runs mocha,
+// `node --test` or borp (made to print TAP); any other runner needs the command given after `--`
+// (fastify: `-- npx borp --reporter tap`, its `npm test` lints first).
 //
 // Both runs use the Node that runs this script (its folder first on PATH, so `npx` and `node` in
 // the command are the same) and record locally into a temporary folder (nothing is sent, nothing
@@ -35,6 +36,7 @@ function tapCommand(checkout) {
   if (typeof script !== 'string') return undefined;
   if (/^mocha\b/.test(script)) return `npx ${script.replace(/\s--reporter[ =]\S+/g, '')} --reporter tap`;
   if (/^node --test\b/.test(script)) return script.replace(/^node --test\b/, 'node --test --test-reporter=tap');
+  if (/^borp\b/.test(script)) return `npx ${script.replace(/\s(-r|--reporter)[ =]\S+/g, '')} --reporter tap`;
   return undefined;
 }
 
@@ -90,6 +92,8 @@ async function main() {
     const changed = compareRuns(without.results, withAgent.results);
     console.log(changed.length === 0 ? '\nidentical: every test has the same outcome with the agent as without it' : `\n${changed.length} tests differ:`);
     for (const change of changed) console.log(`  ${change.without} → ${change.with}: ${change.name}`);
+    const failingBoth = withAgent.results.filter((r) => r.outcome === 'fail' && without.results.some((b) => b.name === r.name && b.outcome === 'fail'));
+    if (failingBoth.length > 0) console.log(`\nfailing both ways (the suite's own, here):\n${failingBoth.map((r) => `  ${r.name}`).join('\n')}`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
