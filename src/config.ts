@@ -58,6 +58,8 @@ export interface Config {
   samplingIntervalMicros: number;
   shutdownTimeoutMs: number;
   orphanedApp: OrphanedApp;
+  /** Scripts whose processes get no agent (launchers.ts isSkipped; start() reads it before the rest). */
+  skip: string[];
   logLevel: LogLevel;
   traces: {
     exporter: TracesExporter;
@@ -257,6 +259,14 @@ function onOff(raw: string): Parsed<boolean> {
   return bad('must be on or off');
 }
 
+/** A comma-separated list of package names and script paths (launchers.ts isSkipped says how each matches). */
+export function parseSkipList(raw: string): Parsed<string[]> {
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 0) return bad('must name at least one package or script');
+  const blank = entries.find((entry) => /\s/.test(entry));
+  return blank === undefined ? ok(entries) : bad(`"${blank}" holds white space: package names and script paths are comma-separated`);
+}
+
 const text = (raw: string): Parsed<string> => (raw.trim() === '' ? bad('must not be empty') : ok(raw.trim()));
 
 /** The table. Order is the order of `--help`. */
@@ -296,6 +306,14 @@ export const SETTINGS = {
     description: 'when the pyro-run CLI itself is killed (SIGKILL) while the app runs: stop the app as SIGTERM would, or keep it running (Linux; daemons started through pyro-run are never stopped)',
     defaultText: 'stop',
     parse: oneOf(ORPHANED_APP),
+  },
+  skip: {
+    flag: 'skip',
+    arg: '<scripts>',
+    env: 'PYRO_RUN_SKIP',
+    description:
+      "no agent in the processes whose script is one of these, comma-separated: a package name (any script under node_modules/<name>/, e.g. a test runner's workers) or a script path (a file name, or its end: scripts/migrate.js)",
+    parse: parseSkipList,
   },
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
   tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
@@ -438,6 +456,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,
     shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
     orphanedApp: get('orphanedApp') ?? 'stop',
+    skip: get('skip') ?? [],
     logLevel: get('logLevel') ?? 'warn',
     traces: {
       exporter: explicitExporter ?? 'otlp',

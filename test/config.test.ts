@@ -49,6 +49,7 @@ const DEFAULTS: Config = {
   samplingIntervalMicros: 10_000,
   shutdownTimeoutMs: 5_000,
   orphanedApp: 'stop',
+  skip: [],
   logLevel: 'warn',
   traces: {
     exporter: 'otlp',
@@ -207,6 +208,7 @@ describe('service name fallback chain', () => {
 
 describe('valid values of every setting', () => {
   const cases: { env: Env; pick: (c: Config) => unknown; expected: unknown }[] = [
+    { env: { PYRO_RUN_SKIP: ' jest-worker , scripts/migrate.js,' }, pick: (c) => c.skip, expected: ['jest-worker', 'scripts/migrate.js'] },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope:4040' }, pick: (c) => c.pyroscope.serverAddress, expected: 'http://pyroscope:4040' },
     { env: { PYROSCOPE_SERVER_ADDRESS: ' https://pyro.example.com/base/ ' }, pick: (c) => c.pyroscope.serverAddress, expected: 'https://pyro.example.com/base' },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'HTTP://Pyro.Example:4040' }, pick: (c) => c.pyroscope.serverAddress, expected: 'http://pyro.example:4040' },
@@ -395,6 +397,8 @@ describe('bad values: one Problem naming the env var, the default used instead',
     { env: 'PYRO_RUN_SHUTDOWN_TIMEOUT_MS', raw: '600001', message: /between 0 and 600000/ },
     { env: 'PYRO_RUN_SPAN_SCOPE', raw: 'local', message: /must be one of root, all/ },
     { env: 'PYRO_RUN_SPAN_SCOPE', raw: 'root,all', message: /must be one of root, all/ },
+    { env: 'PYRO_RUN_SKIP', raw: ' , ,', message: /must name at least one package or script/ },
+    { env: 'PYRO_RUN_SKIP', raw: 'jest-worker, my script.js', message: /"my script.js" holds white space/ },
     { env: 'PYRO_RUN_LOG_LEVEL', raw: 'verbose', message: /must be one of silent, error, warn, info, debug/ },
     { env: 'PYRO_RUN_LOG_LEVEL', raw: 'trace', message: /must be one of/ },
     { env: 'OTEL_TRACES_EXPORTER', raw: 'zipkin', message: /must be one of otlp, console, none/ },

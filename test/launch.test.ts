@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { appDirs } from '../src/app-dirs.js';
 import { readConfig } from '../src/config.js';
-import { isLauncher } from '../src/launchers.js';
+import { isLauncher, isSkipped } from '../src/launchers.js';
 import { envUnderPm2, pm2AppName } from '../src/pm2.js';
 
 describe('launchers get no agent', () => {
@@ -26,6 +26,31 @@ describe('launchers get no agent', () => {
     ['/app/pm2-dashboard.js', false],
   ];
   for (const [script, launcher] of cases) it(`${script}: ${launcher ? 'a launcher' : 'the app'}`, () => assert.equal(isLauncher(script), launcher));
+});
+
+describe('--skip: the processes the user wants no agent in', () => {
+  const cases: [string, string[], boolean][] = [
+    // A package name: every script of that package.
+    ['/app/node_modules/jest-worker/build/workers/processChild.js', ['jest-worker'], true],
+    ['/app/node_modules/@acme/tool/bin/run.js', ['@acme/tool'], true],
+    ['/app/node_modules/jest-worker-x/build/child.js', ['jest-worker'], false],
+    ['/app/node_modules/@acme/tool-extra/bin/run.js', ['@acme/tool'], false],
+    ['/app/jest-worker/child.js', ['jest-worker'], false],
+    ['C:\\app\\node_modules\\jest-worker\\build\\child.js', ['jest-worker'], true],
+    // A script path: by its end, whole path segments only.
+    ['/app/scripts/migrate.js', ['migrate.js'], true],
+    ['/app/scripts/migrate.js', ['scripts/migrate.js'], true],
+    ['/app/scripts/migrate.js', ['./scripts/migrate.js'], true],
+    ['/app/scripts/premigrate.js', ['migrate.js'], false],
+    ['/app/other/migrate.js', ['scripts/migrate.js'], false],
+    ['/app/seed.mts', ['seed.mts'], true],
+    ['/app/server.js', ['migrate.js', 'jest-worker'], false],
+    ['/app/server.js', [], false],
+  ];
+  for (const [script, entries, skipped] of cases) {
+    it(`${script} with --skip ${entries.join(',') || '(none)'}: ${skipped ? 'no agent' : 'the agent'}`, () => assert.equal(isSkipped(script, entries), skipped));
+  }
+  it('no script (node -e, the REPL): never skipped', () => assert.equal(isSkipped(undefined, ['x.js']), false));
 });
 
 describe("the app's folder", () => {
