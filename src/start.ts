@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { nodeFs } from './builtins.js';
-import { type Config, type Env, readConfig, SECRET_ENV, SETTINGS } from './config.js';
+import { type Config, type Env, readConfig, readSetting, SECRET_ENV } from './config.js';
 import { appDirs } from './app-dirs.js';
 import { basicCredential, urlCredentials } from './basic-auth.js';
 import { isLauncher, isSkipped } from './launchers.js';
@@ -10,13 +10,6 @@ import { Logger, reason } from './log.js';
 import { createRedactor } from './redact.js';
 import { proxyCredentials } from './export/proxy.js';
 import type { Agent } from './agent.js';
-
-/** --skip's entries; a bad value skips nothing here (the processes that run the agent warn of it). */
-function skipList(env: Env): string[] {
-  const raw = env[SETTINGS.skip.env];
-  const parsed = raw === undefined ? undefined : SETTINGS.skip.parse(raw);
-  return parsed?.ok ? parsed.value : [];
-}
 
 /** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */
 const MIN_NODE: readonly [number, number] = [22, 15];
@@ -57,7 +50,8 @@ export function findPackageName(startDir: string): string | undefined {
 export function start(env: Env = process.env): Started | undefined {
   // `pyro-run npm start` puts the preload in NODE_OPTIONS, which npm's own Node process reads too.
   const appEnv = envUnderPm2(env);
-  if (isLauncher(process.argv[1]) || isSkipped(process.argv[1], skipList(appEnv))) {
+  // A bad --skip value skips nothing here; readConfig reports it below, in the processes that run the agent.
+  if (isLauncher(process.argv[1]) || isSkipped(process.argv[1], readSetting(appEnv, 'skip', []) ?? [])) {
     watchLifeline(env, stopAsOnSigterm, true);
     return undefined;
   }

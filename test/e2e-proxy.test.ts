@@ -162,24 +162,27 @@ test("through a CONNECT tunnel the backend's certificate is verified as on a dir
   );
 });
 
-test('NO_PROXY: a backend it names goes direct, the other one through the proxy', async () => {
-  await withBackends(async ({ receiver, proxy, app: start }) => {
-    const app = await start({
-      nodeArgs: RESOLVES_DIRECT,
-      env: {
-        ...RESOLVES_DIRECT_ENV,
-        PYROSCOPE_SERVER_ADDRESS: named(receiver, PROXIED_NAME),
-        OTEL_EXPORTER_OTLP_ENDPOINT: named(receiver, DIRECT_NAME),
-        HTTP_PROXY: proxy.url,
-        NO_PROXY: `localhost,.example.com,${DIRECT_NAME}`,
-      },
-    });
-    await steadyLoad(app.base, { durationMs: 1000 });
-    await receiver.waitFor(() => receiver.ingests.length > 0 && receiver.spans.length > 0, { timeoutMs: 15_000 });
-    app.child.process.kill('SIGTERM');
-    await app.child.exit(15_000);
+/**
+ * The app with profiles for PROXIED_NAME and spans for DIRECT_NAME (which it resolves itself),
+ * under `proxyEnv`; loaded until both arrived, then stopped with SIGTERM, with nothing to warn
+ * about. Which way each went is for the caller to read off the proxies.
+ */
+async function profilesAndSpansThenStop({ receiver, app: start }: Backends, proxyEnv: Record<string, string>): Promise<void> {
+  const app = await start({
+    nodeArgs: RESOLVES_DIRECT,
+    env: { ...RESOLVES_DIRECT_ENV, PYROSCOPE_SERVER_ADDRESS: named(receiver, PROXIED_NAME), OTEL_EXPORTER_OTLP_ENDPOINT: named(receiver, DIRECT_NAME), ...proxyEnv },
+  });
+  await steadyLoad(app.base, { durationMs: 1000 });
+  await receiver.waitFor(() => receiver.ingests.length > 0 && receiver.spans.length > 0, { timeoutMs: 15_000 });
+  app.child.process.kill('SIGTERM');
+  await app.child.exit(15_000);
+  assert.deepEqual(warnings(app.child.stderr), [], 'nothing to warn about');
+}
 
-    assert.deepEqual(warnings(app.child.stderr), [], 'nothing to warn about');
+test('NO_PROXY: a backend it names goes direct, the other one through the proxy', async () => {
+  await withBackends(async (backends) => {
+    const { proxy } = backends;
+    await profilesAndSpansThenStop(backends, { HTTP_PROXY: proxy.url, NO_PROXY: `localhost,.example.com,${DIRECT_NAME}` });
     await proxy.waitFor(() => proxiedTo(proxy, '/ingest').length > 0, { description: 'profiles went through the proxy' });
     assert.deepEqual(proxiedTo(proxy, '/v1/traces'), [], 'spans did not');
     assert.ok(proxy.proxied.every((p) => !p.target.includes(DIRECT_NAME)), JSON.stringify(proxy.proxied));
@@ -187,27 +190,11 @@ test('NO_PROXY: a backend it names goes direct, the other one through the proxy'
 });
 
 test('lower case wins: http_proxy over HTTP_PROXY, no_proxy over NO_PROXY', async () => {
-  await withBackends(async ({ receiver, proxy: lower, app: start }) => {
+  await withBackends(async (backends) => {
+    const lower = backends.proxy;
     const upper = await startProxy({ hosts: PROXY_HOSTS });
     try {
-      const app = await start({
-        nodeArgs: RESOLVES_DIRECT,
-        env: {
-          ...RESOLVES_DIRECT_ENV,
-          PYROSCOPE_SERVER_ADDRESS: named(receiver, PROXIED_NAME),
-          OTEL_EXPORTER_OTLP_ENDPOINT: named(receiver, DIRECT_NAME),
-          http_proxy: lower.url,
-          HTTP_PROXY: upper.url,
-          no_proxy: DIRECT_NAME,
-          NO_PROXY: PROXIED_NAME,
-        },
-      });
-      await steadyLoad(app.base, { durationMs: 1000 });
-      await receiver.waitFor(() => receiver.ingests.length > 0 && receiver.spans.length > 0, { timeoutMs: 15_000 });
-      app.child.process.kill('SIGTERM');
-      await app.child.exit(15_000);
-
-      assert.deepEqual(warnings(app.child.stderr), [], 'nothing to warn about');
+      await profilesAndSpansThenStop(backends, { http_proxy: lower.url, HTTP_PROXY: upper.url, no_proxy: DIRECT_NAME, NO_PROXY: PROXIED_NAME });
       await lower.waitFor(() => proxiedTo(lower, '/ingest').length > 0, { description: 'profiles went through http_proxy, not exempted by NO_PROXY' });
       assert.deepEqual(proxiedTo(lower, '/v1/traces'), [], 'spans went direct, as no_proxy says');
       assert.deepEqual(upper.proxied, [], 'HTTP_PROXY was not used');

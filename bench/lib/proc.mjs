@@ -3,6 +3,7 @@
 // Every child is registered until it has exited, so the runner can kill the lot on any failure.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { statFields } from '../../dist/src/proc-stat.js';
 
 const live = new Set();
 
@@ -159,8 +160,8 @@ const TICK_MS = 10;
  * cutime and cstime of /proc/self/stat, in clock ticks of 10 ms). Only while no other child ends.
  */
 export function childrenCpuMs() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // statFields' index 13 and 14: fields 16 and 17 of proc(5).
+  const fields = statFields(readFileSync('/proc/self/stat', 'utf8'));
   return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 

@@ -1,10 +1,11 @@
 import { reason } from '../log.js';
 
-const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+/** The errno code of a file-system error (`ENOSPC`, `EROFS` …); undefined for anything else. */
+export const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** A full disk (or quota): worth trying again later, unlike a folder we may not write at all. */
 export function isDiskFull(error: unknown): boolean {
-  const code = codeOf(error);
+  const code = errorCode(error);
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
@@ -15,7 +16,7 @@ export function isDiskFull(error: unknown): boolean {
  * folder rather than a temporary file in it. The errno stays in the text, for searching.
  */
 export function describeDiskError(error: unknown, folder?: string): string {
-  const code = codeOf(error);
+  const code = errorCode(error);
   const where = folder ?? (error as NodeJS.ErrnoException | undefined)?.path;
   if (where === undefined) return reason(error);
   switch (code) {

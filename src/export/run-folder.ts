@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { nodeFs } from '../builtins.js';
 import { PROFILES_DIR, runFolderName, SPANS_DIR } from '../recording.js';
+import { errorCode } from './disk-error.js';
 
 /** Names tried after the plain one before giving up: far more replicas than start in one second. */
 const MAX_ATTEMPTS = 1000;
-
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /**
  * `mkdir -p` that fails with the real reason. Node's recursive mkdir reports ENOENT for a folder
@@ -26,7 +25,7 @@ function makeLevel(dir: string, lastTry: boolean): boolean {
     nodeFs().mkdirSync(dir);
     return true;
   } catch (error) {
-    const code = codeOf(error);
+    const code = errorCode(error);
     if (code === 'EEXIST' && nodeFs().statSync(dir).isDirectory()) return true;
     if (code === 'ENOENT' && !lastTry) return false;
     throw error;
@@ -45,7 +44,7 @@ export function createRunFolder(baseDir: string, service: string, startedAt: Dat
     try {
       nodeFs().mkdirSync(dir);
     } catch (error) {
-      if (codeOf(error) === 'EEXIST' && attempt < MAX_ATTEMPTS) continue;
+      if (errorCode(error) === 'EEXIST' && attempt < MAX_ATTEMPTS) continue;
       throw error;
     }
     nodeFs().mkdirSync(path.join(dir, PROFILES_DIR));
