@@ -7,6 +7,7 @@ import type { Destination } from './export/destination.js';
 import { HttpSender } from './export/http-sender.js';
 import { NO_DESTINATION } from './export/no-destination.js';
 import { RemoteDestination } from './export/remote-destination.js';
+import { guardInstrumentations } from './instrumentation-guard.js';
 import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
 import { Profiler } from './profiler.js';
@@ -56,6 +57,7 @@ export function boot(config: Config, log: Logger): Started {
   let tracing: Tracing | undefined;
   if (tracingOn) {
     try {
+      guardInstrumentations(log);
       let linkProcessor: SpanProcessor | undefined;
       let linking: Linking | undefined;
       if (profiler?.linksSamples) {

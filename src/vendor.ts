@@ -20,6 +20,8 @@ export const SHARED_PACKAGES = [
 ] as const;
 
 export const VENDOR_CORE_FILE = 'otel.cjs';
+/** The core bundle's key for @opentelemetry/instrumentation's shimmer, patched to take the wrap guard. */
+export const WRAP_GUARD_ENTRY = 'pyro-run:shimmer';
 export const VENDOR_OTLP_TRACE_FILE = 'otlp-trace.cjs';
 export const instrumentationFile = (name: string): string => `instrumentation-${name}.cjs`;
 
@@ -31,6 +33,15 @@ interface Shared {
   '@opentelemetry/propagator-b3': typeof import('@opentelemetry/propagator-b3');
   '@opentelemetry/resources': typeof import('@opentelemetry/resources');
   '@opentelemetry/sdk-trace': typeof import('@opentelemetry/sdk-trace');
+  [WRAP_GUARD_ENTRY]: Shimmer;
+}
+
+/** What the bundle build adds to shimmer's module (src/build/instrumentation-patches.ts). */
+interface Shimmer {
+  /** The guard (instrumentation-guard.ts), called as `guard(wrapper, original, name, instrumentationName)`. */
+  setWrapGuard(guard: (...args: never[]) => unknown): void;
+  /** shimmer's own: where it reports a wrap it could not do (console.error by default). */
+  default(options: { logger: (message: string) => void }): void;
 }
 
 let shared: Shared | undefined;
@@ -45,6 +56,7 @@ export const otelInstrumentation = () => get('@opentelemetry/instrumentation');
 export const otelPropagatorB3 = () => get('@opentelemetry/propagator-b3');
 export const otelResources = () => get('@opentelemetry/resources');
 export const otelSdkTrace = () => get('@opentelemetry/sdk-trace');
+export const otelShimmer = () => get(WRAP_GUARD_ENTRY);
 
 type Transformer = typeof import('@opentelemetry/otlp-transformer');
 /**

@@ -1,10 +1,10 @@
 /**
- * Fixes pyro-run applies to the OpenTelemetry instrumentations it bundles, where their code makes
- * a library behave differently with the agent than without it (issue 13). Each is an exact text
- * replacement in one file of one instrumentation package, applied by the bundle build
- * (vendor-bundles.ts); the build fails when a text is not found exactly once, so an upgrade of the
- * instrumentation makes someone look at the fix again. docs/compatibility.md lists them for
- * upstream.
+ * Changes pyro-run makes to the OpenTelemetry packages it bundles: fixes where an instrumentation's
+ * code makes a library behave differently with the agent than without it, and the hook of the
+ * wrap guard (src/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
+ * file of one package, applied by the bundle build (vendor-bundles.ts); the build fails when a text
+ * is not found exactly once, so an upgrade of the package makes someone look at the change again.
+ * docs/compatibility.md lists the fixes for upstream.
  */
 
 export interface SourcePatch {
@@ -15,8 +15,8 @@ export interface SourcePatch {
 }
 
 export interface FilePatches {
-  /** `@opentelemetry/instrumentation-<name>`. */
-  instrumentation: string;
+  /** The package, e.g. `@opentelemetry/instrumentation-router`. */
+  package: string;
   /** The file inside the package, as esbuild loads it. */
   file: string;
   patches: readonly SourcePatch[];
@@ -25,9 +25,44 @@ export interface FilePatches {
 /** A response that is an EventEmitter: the instrumentations listen for its 'close'. */
 const HAS_ONCE = 'typeof res?.once === "function"';
 
+/**
+ * The guard every wrapper goes through: settable, `wrapper(original, name)` until set. Exported on
+ * shimmer's module, which the core bundle exposes as WRAP_GUARD_ENTRY (vendor.ts).
+ */
+const GUARD_SLOT = 'let guardWrapper = (wrapper, original, name) => wrapper(original, name);\nexports.setWrapGuard = (guard) => { guardWrapper = guard; };';
+
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   {
-    instrumentation: 'router',
+    package: '@opentelemetry/instrumentation',
+    file: 'dist/shimmer.cjs',
+    patches: [
+      {
+        why: 'an error thrown by an instrumentation\'s wrapper reaches the app (instrumentation-guard.ts)',
+        find: 'let logger = console.error.bind(console);',
+        replace: `let logger = console.error.bind(console);\n${GUARD_SLOT}`,
+      },
+      { why: 'the same: the instrumentation that wraps, named in the warning', find: 'const wrap = (nodule, name, wrapper) => {', replace: 'const wrap = (nodule, name, wrapper, owner) => {' },
+      { why: 'the same: the wrapper made through the guard', find: 'const wrapped = wrapper(original, name);', replace: 'const wrapped = guardWrapper(wrapper, original, name, owner);' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation',
+    file: 'dist/platform/node/instrumentation.cjs',
+    patches: [
+      {
+        why: 'the instrumentation named to the wrap guard',
+        find: 'if (!util.types.isProxy(moduleExports)) return require_shimmer.wrap(moduleExports, name, wrapper);',
+        replace: 'if (!util.types.isProxy(moduleExports)) return require_shimmer.wrap(moduleExports, name, wrapper, this.instrumentationName);',
+      },
+      {
+        why: 'the same, for a module namespace (ESM)',
+        find: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper);',
+        replace: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper, this.instrumentationName);',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-router',
     file: 'dist/instrumentation.cjs',
     patches: [
       {
@@ -53,7 +88,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
-    instrumentation: 'express',
+    package: '@opentelemetry/instrumentation-express',
     file: 'dist/instrumentation.cjs',
     patches: [
       {
@@ -79,7 +114,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
-    instrumentation: 'koa',
+    package: '@opentelemetry/instrumentation-koa',
     file: 'dist/instrumentation.cjs',
     patches: [
       {

@@ -14,8 +14,8 @@
  * - `otlp-trace.cjs`: the OTLP trace serializers, from otlp-transformer's ESM build so that its
  *   metrics and logs halves are left out (its CommonJS index loads all three).
  * - The net instrumentation gets `tls` lazily (lazyTls below).
- * - Some instrumentations get fixes where they change how a library behaves
- *   (instrumentation-patches.ts, applied by patchedSources below).
+ * - Some instrumentations get fixes where they change how a library behaves, and shimmer (in
+ *   otel.cjs) the hook of the wrap guard (instrumentation-patches.ts, applied by patchedSources).
  * - import-in-the-middle and require-in-the-middle stay in node_modules: their module hooks keep
  *   state that must be shared with the ESM loader hook registered from node_modules.
  *
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { INSTRUMENTATION_NAMES } from '../instrumentations.js';
 import { type FilePatches, INSTRUMENTATION_PATCHES, patchSource } from './instrumentation-patches.js';
-import { SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, instrumentationFile } from '../vendor.js';
+import { SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, WRAP_GUARD_ENTRY, instrumentationFile } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild') as typeof import('esbuild');
@@ -111,17 +111,20 @@ function packageDir(entry: string): string {
   throw new Error(`no package.json above ${entry}`);
 }
 
+/** The changes to `pkg`'s files, as esbuild plugins. */
+const patchesOf = (pkg: string): Plugin[] => INSTRUMENTATION_PATCHES.filter((fixes) => fixes.package === pkg).map(patchedSources);
+
 /**
- * Applies an instrumentation's fixes (instrumentation-patches.ts) to its file as esbuild loads it;
+ * Applies a package's changes (instrumentation-patches.ts) to its file as esbuild loads it;
  * the build fails if the bundle never loaded that file (the package now ships its code elsewhere).
  */
 function patchedSources(fixes: FilePatches): Plugin {
-  const pkg = `@opentelemetry/instrumentation-${fixes.instrumentation}`;
+  const pkg = fixes.package;
   const entry = resolveFrom(pkg, repoRoot);
   if (!entry) throw new Error(`${pkg} is not installed`);
   const file = path.join(packageDir(entry), fixes.file);
   return {
-    name: `pyro-run-patch-${fixes.instrumentation}`,
+    name: `pyro-run-patch-${pkg}/${fixes.file}`,
     setup(build) {
       let applied = false;
       build.onLoad({ filter: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }, (args) => {
@@ -133,6 +136,15 @@ function patchedSources(fixes: FilePatches): Plugin {
       });
     },
   };
+}
+
+/** shimmer's module inside @opentelemetry/instrumentation (not among the package's exports). */
+function shimmerFile(): string {
+  const entry = resolveFrom('@opentelemetry/instrumentation', repoRoot);
+  if (!entry) throw new Error('@opentelemetry/instrumentation is not installed');
+  const file = path.join(packageDir(entry), 'dist/shimmer.cjs');
+  if (!existsSync(file)) throw new Error(`${file} is gone: revisit the wrap guard (src/build/instrumentation-patches.ts)`);
+  return file;
 }
 
 function assertOnlyTlsSocketUsed(): void {
@@ -147,11 +159,14 @@ function assertOnlyTlsSocketUsed(): void {
 async function main(): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const getters = SHARED_PACKAGES.map((pkg) => `  get ${JSON.stringify(pkg)}() { return require(${JSON.stringify(pkg)}); },`).join('\n');
+  const getter = (key: string, file: string) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}); },`;
+  const getters = SHARED_PACKAGES.map((pkg) => getter(pkg, pkg));
+  getters.push(getter(WRAP_GUARD_ENTRY, shimmerFile()));
   await esbuild.build({
     ...common,
-    stdin: { contents: `module.exports = {\n${getters}\n};\n`, resolveDir: repoRoot, sourcefile: 'otel-entry.cjs', loader: 'js' },
+    stdin: { contents: `module.exports = {\n${getters.join('\n')}\n};\n`, resolveDir: repoRoot, sourcefile: 'otel-entry.cjs', loader: 'js' },
     outfile: path.join(outDir, VENDOR_CORE_FILE),
+    plugins: SHARED_PACKAGES.flatMap(patchesOf),
   });
   const plugin = sharedPackages();
   assertOnlyTlsSocketUsed();
@@ -168,7 +183,7 @@ async function main(): Promise<void> {
       ...common,
       stdin: { contents: `module.exports = require(${JSON.stringify(pkg)});\n`, resolveDir: repoRoot, sourcefile: `${name}-entry.cjs`, loader: 'js' },
       outfile: path.join(outDir, instrumentationFile(name)),
-      plugins: [plugin, ...(name === 'net' ? [lazyTls()] : []), ...INSTRUMENTATION_PATCHES.filter((fixes) => fixes.instrumentation === name).map(patchedSources)],
+      plugins: [plugin, ...(name === 'net' ? [lazyTls()] : []), ...patchesOf(pkg)],
     });
   }
 }

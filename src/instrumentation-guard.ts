@@ -1,0 +1,117 @@
+/**
+ * The rule for the OpenTelemetry instrumentations pyro-run bundles: an error of theirs never
+ * reaches the app. Every function an instrumentation replaces goes through shimmer's `wrap`
+ * (InstrumentationBase's `_wrap` and `_massWrap`); the bundle build routes that through a guard
+ * (src/build/instrumentation-patches.ts) which this module provides.
+ *
+ * The app calls the guarded wrapper. The instrumentation's wrapper is handed the library's own
+ * function as a pass-through that records whether it ran and how it ended. When the wrapper throws:
+ * - the very value the library's function threw: the library's own behaviour, it goes on;
+ * - before the library's function ran: the instrumentation stands down for this call, the
+ *   library's function runs with the same receiver and arguments, and its outcome is the app's;
+ * - after the library's function returned: the app gets what it returned;
+ * - after the library's function threw one error, the wrapper another: the app gets the library's.
+ * Each failure is reported (the caller warns once per instrumentation); later calls stay guarded.
+ *
+ * Both are Proxies, so that what the library and the app read of a function — `length`, `name`,
+ * own properties, `prototype`, `new` — is the wrapper's, as it would be without the guard.
+ * Errors in callbacks an instrumentation creates per call are out of reach here; those found are
+ * fixed in the build (instrumentation-patches.ts).
+ */
+import { type Logger, reason } from './log.js';
+import { otelShimmer } from './vendor.js';
+
+/** Any function: shimmer wraps whatever a module exports. */
+type AnyFunction = (...args: any[]) => unknown;
+
+export type WrapperFactory = (original: AnyFunction, name: string) => unknown;
+/** shimmer's `wrapper(original, name)`, guarded; `owner` is the instrumentation's name. */
+export type WrapGuard = (wrapper: WrapperFactory, original: AnyFunction, name: string, owner?: string) => unknown;
+export type OnFailure = (owner: string, name: string, error: unknown) => void;
+
+/** One call of a guarded wrapper: how the library's function ended, once it ran. */
+interface Call {
+  readonly original: AnyFunction;
+  ended: 'returned' | 'threw' | undefined;
+  outcome: unknown;
+}
+
+/** The guarded call running now, innermost; undefined while a library's own function runs. */
+let active: Call | undefined;
+
+function invoke(target: AnyFunction, self: unknown, args: unknown[], newTarget: AnyFunction | undefined): unknown {
+  return newTarget === undefined ? Reflect.apply(target, self, args) : Reflect.construct(target, args, newTarget);
+}
+
+/** The library's function as the wrapper sees it: the same function, recording into its call. */
+function passThrough(original: AnyFunction): AnyFunction {
+  const run = (self: unknown, args: unknown[], newTarget: AnyFunction | undefined): unknown => {
+    const call = active;
+    if (call?.original !== original) return invoke(original, self, args, newTarget);
+    active = undefined;
+    try {
+      const value = invoke(original, self, args, newTarget);
+      call.ended = 'returned';
+      call.outcome = value;
+      return value;
+    } catch (error) {
+      call.ended = 'threw';
+      call.outcome = error;
+      throw error;
+    } finally {
+      active = call;
+    }
+  };
+  return new Proxy(original, {
+    apply: (_target, self, args) => run(self, args, undefined),
+    construct: (_target, args, newTarget) => run(undefined, args, newTarget as AnyFunction) as object,
+  });
+}
+
+/** The guard shimmer calls in place of `wrapper(original, name)`. */
+export function wrapGuard(onFailure: OnFailure): WrapGuard {
+  return (wrapper, original, name, owner = 'an instrumentation') => {
+    const through = passThrough(original);
+    const wrapped = wrapper(through, name);
+    // A wrapper factory that declines hands back the original: keep its identity.
+    if (wrapped === through) return original;
+    if (typeof wrapped !== 'function') return wrapped;
+    const run = (self: unknown, args: unknown[], newTarget: AnyFunction | undefined): unknown => {
+      const outer = active;
+      const call: Call = { original, ended: undefined, outcome: undefined };
+      active = call;
+      try {
+        return invoke(wrapped as AnyFunction, self, args, newTarget);
+      } catch (error) {
+        if (call.ended === 'threw' && call.outcome === error) throw error;
+        onFailure(owner, name, error);
+        if (call.ended === 'returned') return call.outcome;
+        if (call.ended === 'threw') throw call.outcome;
+        active = undefined;
+        return invoke(original, self, args, newTarget === guarded ? original : newTarget);
+      } finally {
+        active = outer;
+      }
+    };
+    const guarded: AnyFunction = new Proxy(wrapped as AnyFunction, {
+      apply: (_target, self, args) => run(self, args, undefined),
+      construct: (_target, args, newTarget) => run(undefined, args, newTarget as AnyFunction) as object,
+    });
+    return guarded;
+  };
+}
+
+/**
+ * Puts the guard into the bundled shimmer before any instrumentation wraps: a failure is warned
+ * once per instrumentation. shimmer's own complaints (a function it was asked to wrap is missing
+ * in this version of a library) go to debug instead of the app's stderr.
+ */
+export function guardInstrumentations(log: Logger): void {
+  const shimmer = otelShimmer();
+  shimmer.setWrapGuard(
+    wrapGuard((owner, name, error) =>
+      log.warnOnce(`wrap-guard:${owner}`, `${owner} failed in its wrapper of ${name}() (${reason(error)}); that call ran without it, the app is not affected`),
+    ),
+  );
+  shimmer.default({ logger: (message) => log.debug(`shimmer: ${message}`) });
+}
