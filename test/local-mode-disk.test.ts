@@ -42,7 +42,7 @@ const spansOfKb = (kb: number) => [[{ spanId: '1'.padStart(16, '0'), traceId: '1
 test('--max-total-size: the oldest finished runs go until the folder fits; a running run and what is not a recording stay; said once', async (t) => {
   const out = tempDir();
   const finished = [1, 2, 3, 4, 5, 6].map((day) =>
-    path.basename(writeRecording(out, { name: `shop-2026010${day}-100000-4242`, startedAt: `2026-01-0${day}T10:00:00.000Z`, spanBatches: spansOfKb(60) })),
+    path.basename(writeRecording(out, { name: `shop-2026010${day}-100000-4242`, startedAt: `2026-01-0${day}T10:00:00.000Z`, spanBatches: spansOfKb(90) })),
   );
   mkdirSync(path.join(out, 'notes'));
   writeFileSync(path.join(out, 'notes', 'keep.txt'), 'mine');
@@ -52,6 +52,7 @@ test('--max-total-size: the oldest finished runs go until the folder fits; a run
   writeFileSync(path.join(out, 'README.txt'), 'x'.repeat(100_000));
   const sizes = new Map(finished.map((name) => [name, bytesIn(path.join(out, name))]));
 
+  // The finished runs alone are over the cap (6 × 90 KB > 0.5 MB): the capped app's first write deletes, however little it records.
   // A live process's run in the same folder, recording while the capped app runs.
   const live = runCli(['--out', out, SHOP], { env: { PORT: '0' } });
   t.after(() => live.process.kill('SIGKILL'));
