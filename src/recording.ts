@@ -3,6 +3,7 @@
  * recorder, read by `pyro-run report`. One definition serves both.
  */
 import type { ProfileType } from './config.js';
+import type { Histogram } from './duration-histogram.js';
 
 export const RECORDING_FORMAT = 'pyro-run-recording';
 export const RECORDING_FORMAT_VERSION = 1;
@@ -17,7 +18,28 @@ export interface RunCounts {
   spans: number;
   bytes: number;
   droppedWindows: number;
+  /** Windows merged into an older one to fit the cap (their samples keep their endpoint, not their span). */
+  thinnedWindows: number;
+  /** Spans the keeping rule chose but the cap or the disk had no room for. */
   droppedSpans: number;
+  /** Spans the keeping rule did not choose (under load): their local roots are in `endpoints`. */
+  summarizedSpans: number;
+}
+
+/**
+ * Every local root of one name and kind, counted as it ended, whether or not its details were
+ * kept: the report's endpoint counts, errors and percentiles come from here.
+ */
+export interface EndpointTotal {
+  name: string;
+  /** OTLP SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  count: number;
+  errors: number;
+  totalNs: number;
+  maxNs: number;
+  /** Durations (duration-histogram.ts). */
+  histogram: Histogram;
 }
 
 export interface Manifest {
@@ -41,6 +63,7 @@ export interface Manifest {
   profileTypes: ProfileType[];
   capBytes: number;
   counts: RunCounts;
+  endpoints: EndpointTotal[];
 }
 
 const seq = (n: number) => String(n).padStart(6, '0');

@@ -47,17 +47,25 @@ test('records the example shop: standard files, linked by span_id, counted in ru
   assert.equal(counts.windows, new Set(run.profiles.map((p) => p.name.slice(0, 6))).size);
   assert.ok(counts.windows >= 1);
 
+  // Every request is counted in its endpoint's totals; its details may have been summarised (a
+  // burst of requests: the keeping rule keeps a share per endpoint and second).
+  const served = run.manifest.endpoints.filter((endpoint) => endpoint.kind === 2);
+  assert.equal(served.reduce((sum, endpoint) => sum + endpoint.count, 0), 60 + CHECKOUTS, 'every request is counted');
+  assert.equal(served.find((endpoint) => endpoint.name === 'POST /checkout')?.count, CHECKOUTS);
   const byId = new Map(run.spans.map((span) => [span.spanId, span]));
   const roots = run.spans.filter((span) => span.attributes['pyroscope.profile.id'] === span.spanId);
-  assert.equal(roots.filter((span) => span.kind === 2).length, 60 + CHECKOUTS, 'every request is a linked local root');
+  const keptRequests = roots.filter((span) => span.kind === 2).length;
+  assert.ok(keptRequests > 0 && keptRequests + counts.summarizedSpans >= 60 + CHECKOUTS, `kept requests are linked local roots: ${keptRequests}`);
+  const counted = new Set(served.map((endpoint) => endpoint.name));
   let linked = 0;
   for (const profile of run.profiles) {
     for (const sample of profile.samples) {
       const spanId = sample.labels.span_id;
       if (spanId === undefined) continue;
       linked++;
+      assert.ok(counted.has(sample.labels.span_name ?? ''), `span_name ${sample.labels.span_name} names a counted endpoint`);
       const span = byId.get(spanId);
-      assert.ok(span, `span_id ${spanId} names a recorded span`);
+      if (span === undefined) continue; // its request was summarised
       assert.equal(span.attributes['pyroscope.profile.id'], spanId);
       assert.equal(sample.labels.trace_id, span.traceId, 'local mode labels trace_id too');
     }
@@ -65,7 +73,7 @@ test('records the example shop: standard files, linked by span_id, counted in ru
   assert.ok(linked > 0);
   const checkoutCpu = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('priceCart'));
   assert.ok(checkoutCpu.length > 0, 'priceCart shows up in the CPU profile');
-  for (const sample of checkoutCpu) assert.equal(byId.get(sample.labels.span_id ?? '')?.name, 'POST /checkout');
+  for (const sample of checkoutCpu) assert.equal(sample.labels.span_name, 'POST /checkout');
 
   assert.match(app.stderr, /pyro-run: recording to /);
   assert.match(app.stderr, /pyro-run: view it: npx pyro-run report /);
@@ -114,23 +122,31 @@ test("a mistyped PYROSCOPE_SERVER_ADDRESS is a remote set-up with a mistake: one
   }
 });
 
-test('a tiny cap deletes the oldest windows, stays under the cap, and says so once', async () => {
+test('a tiny cap thins the oldest windows rather than deleting them: every time range stays, under the cap, said once', async () => {
   const out = tempDir();
-  const capMb = 0.25;
+  // Spans take at most half of it: the profile windows alone outgrow the rest.
+  const capMb = 0.15;
   const app = runCli(['--out', out, '--max-run-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], { env: { PORT: '0' } });
-  await driveShop(app, 150);
+  await driveShop(app, 300); // several windows: more than their share of the cap holds
   app.process.kill('SIGTERM');
   await app.exit();
   const run = readRecording(out);
   const cap = Math.round(capMb * 1024 * 1024);
+  const { counts } = run.manifest;
   assert.equal(run.manifest.capBytes, cap);
-  assert.ok(run.manifest.counts.droppedWindows > 0, `windows were dropped: ${JSON.stringify(run.manifest.counts)}`);
+  assert.ok(counts.thinnedWindows > 0, `windows were merged: ${JSON.stringify(counts)}`);
+  assert.equal(counts.droppedWindows, 0, 'none deleted');
   assert.ok(run.bytesOnDisk <= cap, `${run.bytesOnDisk} bytes on disk, cap ${cap}`);
-  assert.equal(run.manifest.counts.bytes, run.bytesOnDisk);
-  const oldestKept = Math.min(...run.profiles.map((p) => Number(p.name.slice(0, 6))));
-  assert.ok(oldestKept > 1, 'the first window went first');
-  assert.equal(app.stderr.match(/oldest profile windows are deleted/g)?.length, 1, `warned once, not per window:\n${app.stderr}`);
-  assert.ok((app.stderr.match(/spans beyond it/g)?.length ?? 0) <= 1, app.stderr);
+  assert.equal(counts.bytes, run.bytesOnDisk);
+  const windows = [...new Set(run.profiles.map((p) => Number(p.name.slice(0, 6))))].sort((a, b) => a - b);
+  assert.equal(windows[0], 1, 'the first window is still there, merged');
+  assert.equal(windows.length + counts.thinnedWindows, counts.windows, 'every window is on disk or merged into one that is');
+  // The merged window's samples keep their endpoint, not their span.
+  const merged = run.profiles.filter((p) => p.name.startsWith('000001-')).flatMap((p) => p.samples);
+  assert.ok(merged.some((sample) => sample.labels.span_name !== undefined));
+  assert.ok(merged.every((sample) => sample.labels.span_id === undefined && sample.labels.trace_id === undefined));
+  assert.equal(app.stderr.match(/older profile windows are merged/g)?.length, 1, `warned once, not per window:\n${app.stderr}`);
+  assert.ok((app.stderr.match(/further span details are not recorded/g)?.length ?? 0) <= 1, app.stderr);
 });
 
 test('SIGKILL during a run leaves only whole files', async () => {

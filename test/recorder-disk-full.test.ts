@@ -47,7 +47,10 @@ it('a full disk: what comes is dropped and counted, one warning, no partial file
     writeFileSync(file, data.slice(0, 10));
     throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
   });
+  // Spans are written at most once a second: each step below is a second or more after the last.
+  t.mock.timers.tick(2_000);
   recorder.spans(spans(2)); // fails: dropped, and writes pause
+  t.mock.timers.tick(2_000);
   recorder.spans(spans(4)); // during the pause: dropped without a try
   t.mock.timers.tick(31_000);
   recorder.spans(spans(1)); // tried again, still full: dropped, no second warning

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { EndpointTotals } from '../src/export/endpoint-totals.js';
 import { aggregateRun, type FlameTree, modelRun, processFlameTree, type RunAggregates, spanFlameTree } from '../src/report/aggregate.js';
 import { exitSummary } from '../src/report/exit-summary.js';
 import { latestRun, loadRunSync, resolveRunDir, RunError, type RunErrorCode } from '../src/report/load-run.js';
@@ -491,5 +492,66 @@ describe('a ten-minute recording with 100k spans', () => {
       a.share.cpu.inside,
     );
     assert.equal(a.slowest.length, 50);
+  });
+});
+
+describe('a recording made under load (the recorder counted every request, kept the details of some)', () => {
+  const MS = 1_000_000;
+  // 1000 GET /items requests (3 errors) and 10 POST /items, counted by the recorder's own code;
+  // the details of two GET requests kept.
+  const totals = new EndpointTotals();
+  for (let i = 0; i < 1000; i++) totals.add('GET /items', 2, (1 + (i % 100)) * MS, i < 3);
+  for (let i = 0; i < 10; i++) totals.add('POST /items', 2, 50 * MS, false);
+  totals.add('dns.lookup', 3, 1 * MS, false);
+  const kept = [7, 8].map((n) => ({ spanId: spanIdOf(n), traceId: traceIdOf(n), name: 'GET /items', startNs: 1_000_000_000_000n, durationNs: 5 * MS, profiled: true }));
+  const items = (n: number) => ({ spanId: spanIdOf(n), spanName: 'GET /items', traceId: traceIdOf(n) });
+  const post = (n: number) => ({ spanId: spanIdOf(n), spanName: 'POST /items', traceId: traceIdOf(n) });
+  const run = () =>
+    loadRunSync(
+      writeRecording(fresh(), {
+        windows: [
+          {
+            cpu: [
+              { stack: ['main', 'listItems'], value: 10 * MS, span: items(7) },
+              { stack: ['main', 'listItems'], value: 20 * MS, span: items(100) },
+              { stack: ['main', 'listItems'], value: 30 * MS, span: items(101) },
+              { stack: ['main', 'saveItem'], value: 40 * MS, span: post(200) },
+            ],
+            wall: [{ stack: ['main', 'listItems'], value: 10 * MS, span: items(8) }],
+          },
+        ],
+        spanBatches: [kept],
+        manifest: {
+          counts: { windows: 1, profileFiles: 2, spanFiles: 1, spans: 2, bytes: 0, droppedWindows: 0, droppedSpans: 5, summarizedSpans: 3024 },
+          endpoints: totals.list(),
+        },
+      }),
+    );
+  const aggregates = aggregateRun(run());
+  const endpoint = (name: string) => aggregates.endpoints.find((e) => e.name === name);
+
+  it('counts, errors and percentiles come from the totals: every request, not the kept ones', () => {
+    const get = endpoint('GET /items');
+    assert.ok(get);
+    assert.deepEqual([get.count, get.errors, get.maxNs], [1000, 3, 100 * MS]);
+    // Nearest rank of 1..100 ms, ten times over: p50 50 ms, p95 95 ms, read within one bucket (≤ 4.4% above).
+    assert.ok(get.p50Ns >= 50 * MS && get.p50Ns <= 50 * MS * 1.045, String(get.p50Ns));
+    assert.ok(get.p95Ns >= 95 * MS && get.p95Ns <= 95 * MS * 1.045, String(get.p95Ns));
+    assert.equal(endpoint('POST /items')?.count, 10);
+    assert.equal(endpoint('dns.lookup'), undefined, 'a client root is no endpoint where the app took requests');
+  });
+
+  it("a sample of a request whose details were not kept counts for the endpoint its span_name names", () => {
+    assert.equal(endpoint('GET /items')?.cpuNs, 60 * MS);
+    assert.equal(endpoint('POST /items')?.cpuNs, 40 * MS, 'an endpoint none of whose requests was kept still has its CPU');
+    assert.equal(aggregates.endpoints[0]?.name, 'GET /items', 'heaviest CPU first');
+    const tree = aggregates.trees?.endpoints[1]?.cpu;
+    assert.equal(tree?.total[0], 40 * MS, "POST /items' flame graph holds its samples");
+  });
+
+  it('the summary says plainly what is partial and what covers everything', () => {
+    assert.equal(aggregates.run.partial, 'spans: 2 of 3,031 kept (3,024 summarised under load, 5 past the size cap or a full disk); endpoint counts and percentiles cover all');
+    assert.match(formatSummary(aggregates), /\nPartial: spans: 2 of 3,031 kept .*cover all\n$/);
+    assert.equal(aggregateRun(shop()).run.partial, undefined, 'a whole recording says nothing');
   });
 });

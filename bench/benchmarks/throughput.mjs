@@ -6,10 +6,11 @@
 // (the table, and the p99 goal). Then pairs run side by side on that core (lib/side-by-side.mjs):
 // their ratio of requests per CPU second is what the req/s goals are judged on, because it does
 // not move with the machine's speed between runs the way back-to-back runs do.
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { launchApp } from '../lib/app.mjs';
 import { APP_CORE } from '../lib/cores.mjs';
-import { BENCH, CONTENDERS, FLUSH_INTERVAL_MS, NODE, byId, nodeVersion } from '../lib/contenders.mjs';
+import { BENCH, CONTENDERS, FLUSH_INTERVAL_MS, LOCAL_RECORDINGS, NODE, byId, nodeVersion } from '../lib/contenders.mjs';
 import { goal } from '../lib/goals.mjs';
 import { watchCore } from '../lib/interference.mjs';
 import { interleave } from '../lib/interleave.mjs';
@@ -27,13 +28,15 @@ const CONNECTIONS = 16;
 /**
  * Side-by-side pairs, [a, b]: a's cost against b's. Full against the combo and against profiles
  * off are the goals; profiles off against OTel's register is the tracing part alone, and the
- * combo against OTel's register what a V8 sampling profiler costs without linking.
+ * combo against OTel's register what a V8 sampling profiler costs without linking; local mode
+ * against remote what writing the recording costs next to sending.
  */
 const SIDE_PAIRS = [
   ['pyro', 'combo'],
   ['pyro', 'pyro-none'],
   ['pyro-none', 'otel'],
   ['combo', 'otel'],
+  ['pyro-local', 'pyro'],
 ];
 
 /** `test(value)`, or undefined (not judged) where the value could not be measured (no /proc). */
@@ -85,6 +88,7 @@ export default {
       side = await interleave(sideRounds, sidePairs, (p) => sideKey(p.app.id, p.a.id, p.b.id), (p, round) => sideBySide(bin, [p.a, p.b], p.app.file, sink.url, { ...sideTiming, connections: CONNECTIONS, round }), (what) => progress(`side by side, ${what}`));
     } finally {
       await sink.stop();
+      rmSync(LOCAL_RECORDINGS, { recursive: true, force: true });
     }
 
     const results = {};
@@ -153,6 +157,8 @@ export default {
       const p99Cost = p99VsNone.median - 1;
       goals.push(goal(`throughput ${app.id}: pyro-run full ≥ 1.00× the combo (requests per CPU second, side by side)`, judged(sideVsCombo.median, (v) => v >= 1), `${times(sideVsCombo.median)} (rounds ${spread(sideVsCombo, 3)}; interleaved req/s ${spread(vsCombo, 3)})`));
       goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 3% (full vs profiles off, requests per CPU second, side by side)`, judged(cpuCost, (v) => v <= 0.03), `${num(cpuCost * 100, 1)}% fewer (rounds ${spread(sideVsNone, 3)}; interleaved req/s ${spread(vsNone, 3)})`));
+      const localVsRemote = sideOf['pyro-local~pyro'].perCpu;
+      goals.push(goal(`throughput ${app.id}: local mode costs no more than remote mode (requests per CPU second ≥ 0.97×, the method's resolution; side by side)`, judged(localVsRemote.median, (v) => v >= 0.97), `${times(localVsRemote.median)} (rounds ${spread(localVsRemote, 3)})`));
       goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 5% p99 (full vs profiles off, interleaved)`, p99Cost <= 0.05, `${num(p99Cost * 100, 1)}% higher (rounds' full/off ${spread(p99VsNone, 3)})`));
     }
     const pairedTable = render(

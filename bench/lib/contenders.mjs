@@ -1,6 +1,7 @@
 // The five ways to run the same app, and the environment they share. Every exporter points at
 // the local sink, so network cost is equal; flush and sampling intervals are pyro-run's defaults.
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,7 +45,16 @@ if (BASELINE) {
   CONTENDERS.push({ id: 'pyro-baseline', label: `pyro-run full, ${path.basename(path.resolve(BASELINE))}`, preload: ['--import', path.resolve(BASELINE, 'dist/register.js')], env: {} });
 }
 
-export const byId = (id) => CONTENDERS.find((c) => c.id === id);
+/** Where the local-mode contender records (the throughput bench empties it after its run). */
+export const LOCAL_RECORDINGS = path.join(os.tmpdir(), 'pyro-run-bench-local');
+
+/**
+ * Measured side by side only: pyro-run full recording locally (issue 14's "local mode costs no
+ * more than remote mode"), spans and profiles written to disk instead of sent to the sink.
+ */
+export const SIDE_ONLY = [{ id: 'pyro-local', label: 'pyro-run full, local mode', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_OUTPUT_DIR: LOCAL_RECORDINGS, PYRO_RUN_QUIET: 'on' } }];
+
+export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY].find((c) => c.id === id);
 
 /** The runner's environment without anything that would configure a contender behind our back. */
 export function cleanEnv() {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { nodeFs } from '../builtins.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { type Config, megabytes } from '../config.js';
+import { type Config, megabytes, type ProfileType } from '../config.js';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiler.js';
 import {
@@ -16,16 +16,62 @@ import {
   spanFileName,
 } from '../recording.js';
 import { otlpJsonTraceSerializer } from '../vendor.js';
+import { LABEL_SPAN_ID, LABEL_TRACE_ID } from '../wire.js';
 import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
 import type { Destination, FinalData } from './destination.js';
 import { describeDiskError, isDiskFull } from './disk-error.js';
+import { mergeGzippedProfiles } from './profile-merge.js';
 import { createRunFolder } from './run-folder.js';
+import { SpanKeeper } from './span-keeping.js';
 import { pidNamespace } from './run-liveness.js';
 import { TotalCap } from './run-retention.js';
 import { type EncodedProfile, encodeSync, WindowEncoder } from './window-encoder.js';
 
 /** After a full disk, how long windows and spans are dropped (counted) before writing is tried again. */
 const DISK_FULL_PAUSE_MS = 30_000;
+/**
+ * The part of the run's cap span files may take: the rest is the profiles', which spans never
+ * evict (the report is for the flame graphs; spans are counted into the endpoint totals anyway).
+ */
+const SPAN_SHARE_OF_CAP = 0.5;
+/** Kept spans are written together: at most one span file (and one run.json) per this long (the first batch at once)... */
+const WRITE_EVERY_MS = 1000;
+/** ...unless this many spans wait. */
+const SPANS_PER_FILE = 4096;
+/**
+ * run.json grows between the writes that make room (counts gain digits, endpoints and their
+ * histogram buckets appear): room is made for it as it is now plus this much.
+ */
+const MANIFEST_GROWTH = 2048;
+/** Less room than this left in the spans' share: no span file fits, none is tried. */
+const MIN_SPAN_ROOM = 1024;
+/**
+ * What thinning takes from the samples of merged windows: the span, not the endpoint (span_name
+ * stays), so samples of the same stack and endpoint merge into one.
+ */
+const THINNED_LABELS: ReadonlySet<string> = new Set([LABEL_SPAN_ID, LABEL_TRACE_ID]);
+
+interface WindowOnDisk {
+  seq: number;
+  files: { type: ProfileType; file: string; bytes: number }[];
+  bytes: number;
+}
+
+/**
+ * Where to split a batch of kept spans (SpanKeeper writes each local trace's spans with its root
+ * last): after the local root nearest the middle, else in the middle; 0 for a single span.
+ */
+export function splitPoint(batch: readonly ReadableSpan[]): number {
+  if (batch.length < 2) return 0;
+  const middle = batch.length / 2;
+  let best = 0;
+  batch.forEach((span, i) => {
+    const parent = span.parentSpanContext;
+    const isRoot = parent === undefined || parent.isRemote === true;
+    if (isRoot && i + 1 < batch.length && (best === 0 || Math.abs(i + 1 - middle) < Math.abs(best - middle))) best = i + 1;
+  });
+  return best || Math.floor(middle);
+}
 
 export interface RecorderMeta {
   pyroRunVersion: string;
@@ -34,11 +80,13 @@ export interface RecorderMeta {
 }
 
 /**
- * Local mode's destination: each profile window as gzipped pprof files and each span batch as an
- * OTLP/JSON line, under one folder per run, with a manifest rewritten after every write. Every
- * file is written atomically, so a reader — or a SIGKILL at any instant — sees whole files only.
- * Disk use is capped per run and for the whole output folder (TotalCap): older finished runs
- * are deleted first, then this run's oldest profile windows, counted. A full disk drops what
+ * Local mode's destination: each profile window as gzipped pprof files and the spans chosen by
+ * SpanKeeper (every local root counted into the manifest's endpoint totals, details kept by its
+ * rule) as OTLP/JSON lines, under one folder per run, with a manifest rewritten after every write
+ * (at most once a second for spans). Every file is written atomically, so a reader — or a SIGKILL
+ * at any instant — sees whole files only. Disk use is capped per run and for the whole output
+ * folder (TotalCap): older finished runs are deleted first, then this run's oldest profile windows,
+ * counted. Spans take at most SPAN_SHARE_OF_CAP of the run's cap and never evict a window. A full disk drops what
  * comes (counted) for DISK_FULL_PAUSE_MS, then writing is tried again; any other write error
  * (no permission, a read-only file system) stops the recording. Either says so once; the app
  * goes on.
@@ -49,9 +97,15 @@ export class LocalRecorder implements Destination {
   private readonly encoder: WindowEncoder;
   private readonly serialize: (spans: ReadableSpan[]) => Uint8Array | undefined;
   /** Profile windows on disk, oldest first, for the cap. */
-  private readonly windowsOnDisk: { files: string[]; bytes: number }[] = [];
+  private readonly windowsOnDisk: WindowOnDisk[] = [];
   private windowSeq = 0;
   private spanSeq = 0;
+  private spanBytes = 0;
+  private readonly keeper = new SpanKeeper();
+  /** Kept spans not written yet, and the timer that writes them. */
+  private unwritten: ReadableSpan[] = [];
+  private writeTimer: NodeJS.Timeout | undefined;
+  private lastSpanWriteAt = Number.NEGATIVE_INFINITY;
   /** Size of run.json as last written: it is part of what the run holds on disk. */
   private manifestBytes = 0;
   private readonly total: TotalCap;
@@ -86,7 +140,8 @@ export class LocalRecorder implements Destination {
       flushIntervalMs: config.flushIntervalMs,
       profileTypes: config.profiles,
       capBytes: config.local?.capBytes ?? 0,
-      counts: { windows: 0, profileFiles: 0, spanFiles: 0, spans: 0, bytes: 0, droppedWindows: 0, droppedSpans: 0 },
+      counts: { windows: 0, profileFiles: 0, spanFiles: 0, spans: 0, bytes: 0, droppedWindows: 0, thinnedWindows: 0, droppedSpans: 0, summarizedSpans: 0 },
+      endpoints: this.keeper.totals.list(),
     };
     // Loaded with the first batch, not at start.
     this.serialize = (spans) => otlpJsonTraceSerializer().serializeRequest(spans);
@@ -125,11 +180,34 @@ export class LocalRecorder implements Destination {
 
   spans(batch: ReadableSpan[]): void {
     if (this.broken || this.closed) return;
+    this.keep(batch);
+    if (this.unwritten.length >= SPANS_PER_FILE || Date.now() - this.lastSpanWriteAt >= WRITE_EVERY_MS) this.writeKept();
+    else this.writeTimer ??= setTimeout(() => this.writeKept(), WRITE_EVERY_MS).unref();
+  }
+
+  /** Counts every root of `batch` and queues what the keeping rule chose. */
+  private keep(batch: readonly ReadableSpan[]): void {
+    for (const span of this.keeper.take(batch, Date.now())) this.unwritten.push(span);
+    this.manifest.counts.summarizedSpans = this.keeper.summarized;
+    this.manifest.endpoints = this.keeper.totals.list();
+  }
+
+  /** Writes the queued spans as one file, and the manifest with the endpoint totals. */
+  private writeKept(): void {
+    clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    if (this.broken) return;
+    this.lastSpanWriteAt = Date.now();
+    const spans = this.unwritten;
+    this.unwritten = [];
     if (this.diskFull()) {
-      this.manifest.counts.droppedSpans += batch.length;
+      this.manifest.counts.droppedSpans += spans.length;
       return;
     }
-    this.guard(() => this.writeSpans(batch));
+    this.guard(() => {
+      if (spans.length > 0) this.writeSpans(spans);
+      this.writeManifest();
+    });
   }
 
   async finishAsync(last: FinalData, deadlineAt: number): Promise<void> {
@@ -144,7 +222,11 @@ export class LocalRecorder implements Destination {
       const windows = this.encoder.takePendingSync();
       if (last.window) windows.push([last.window, encodeSync(last.window)]);
       for (const [window, profiles] of windows) this.writeWindow(window, profiles);
-      for (const batch of last.spanBatches) this.writeSpans(batch);
+      for (const batch of last.spanBatches) this.keep(batch);
+      this.unwritten.push(...this.keeper.drain());
+      clearTimeout(this.writeTimer);
+      if (this.unwritten.length > 0) this.writeSpans(this.unwritten);
+      this.unwritten = [];
       this.manifest.endedAt = new Date().toISOString();
       this.manifest.complete = true;
       this.writeManifest();
@@ -159,6 +241,10 @@ export class LocalRecorder implements Destination {
     if (profiles.length === 0) return;
     const seq = ++this.windowSeq;
     const bytes = profiles.reduce((sum, p) => sum + p.body.byteLength, 0);
+    if (this.thinIntoOnly(profiles, bytes)) {
+      this.writeManifest();
+      return;
+    }
     const room = this.makeRoom(bytes);
     if (room !== true) {
       this.manifest.counts.droppedWindows++;
@@ -166,20 +252,20 @@ export class LocalRecorder implements Destination {
       this.writeManifest();
       return;
     }
-    const files: string[] = [];
+    const files: WindowOnDisk['files'] = [];
     try {
       for (const { type, body } of profiles) {
         const file = path.join(this.dir, PROFILES_DIR, profileFileName(seq, type));
         writeFileAtomicSync(file, body);
-        files.push(file);
+        files.push({ type, file, bytes: body.byteLength });
       }
     } catch (error) {
       // A window is on disk whole or not at all: its cpu file without its wall file would be counted by no one.
-      for (const file of files) removeQuietly(file);
+      for (const { file } of files) removeQuietly(file);
       this.manifest.counts.droppedWindows++;
       throw error;
     }
-    this.windowsOnDisk.push({ files, bytes });
+    this.windowsOnDisk.push({ seq, files, bytes });
     const { counts } = this.manifest;
     counts.windows++;
     counts.profileFiles += files.length;
@@ -187,15 +273,26 @@ export class LocalRecorder implements Destination {
     this.writeManifest();
   }
 
+  /** One span file; the caller writes the manifest. */
   private writeSpans(batch: ReadableSpan[]): void {
-    const body = this.serialize(batch);
-    if (body === undefined || batch.length === 0) return;
+    if (batch.length === 0) return;
     const { counts } = this.manifest;
-    const room = this.makeRoom(body.byteLength + 1);
-    if (room !== true) {
+    const { left, limit } = this.spanRoom();
+    // Without room for any span file, spans are counted without being serialized first.
+    const body = left < MIN_SPAN_ROOM ? undefined : this.serialize(batch);
+    if (body === undefined && left >= MIN_SPAN_ROOM) return;
+    const bytes = body === undefined ? Number.POSITIVE_INFINITY : body.byteLength + 1;
+    const room = bytes > left ? limit : this.makeRoom(bytes, false);
+    if (room !== true || body === undefined) {
+      // What fits goes: the batch is split between two local traces and each half tried.
+      const at = body === undefined ? 0 : splitPoint(batch);
+      if (at > 0) {
+        this.writeSpans(batch.slice(0, at));
+        this.writeSpans(batch.slice(at));
+        return;
+      }
       counts.droppedSpans += batch.length;
-      this.log.warnOnce('cap-spans', `the recording reached ${room}; spans beyond it are not recorded (counted in run.json)`);
-      this.writeManifest();
+      this.log.warnOnce('cap-spans', `the recording reached ${room === true ? limit : room}; further span details are not recorded (counted in run.json; every request is still counted in the endpoint totals, and profiles keep their room)`);
       return;
     }
     try {
@@ -206,26 +303,30 @@ export class LocalRecorder implements Destination {
     }
     counts.spanFiles++;
     counts.spans += batch.length;
-    counts.bytes += body.byteLength + 1;
-    this.writeManifest();
+    counts.bytes += bytes;
+    this.spanBytes += bytes;
   }
 
   /**
    * Makes room for `bytes` more: first under the output folder's total cap (older finished runs
-   * go), then under this run's cap, deleting this run's oldest profile windows. True when they
-   * fit; else the cap that stops them, in words.
+   * go), then under this run's cap, when `evictWindows` (for a newer window; spans never take a
+   * window's room) by merging two of this run's older profile windows into one (thinOlder), or
+   * when that saves nothing, deleting the oldest. True when they fit; else the cap that stops
+   * them, in words.
    */
-  private makeRoom(bytes: number): true | string {
+  private makeRoom(bytes: number, evictWindows = true): true | string {
     const { counts, capBytes } = this.manifest;
-    const totalRoom = this.total.room(this.ownBytes() + bytes) - this.manifestBytes;
+    const manifestBytes = Buffer.byteLength(this.manifestText()) + MANIFEST_GROWTH;
+    const totalRoom = this.total.room(counts.bytes + manifestBytes + bytes) - manifestBytes;
     const byTotal = totalRoom < capBytes;
     const cap = byTotal ? totalRoom : capBytes;
     const capText = byTotal
       ? `the ${megabytes(this.total.capBytes)} total cap of the recordings in ${path.dirname(this.dir)} (--max-total-size), which other runs still recording take their share of`
       : `its ${megabytes(capBytes)} cap`;
-    while (counts.bytes + bytes > cap && this.windowsOnDisk.length > 0) {
+    while (evictWindows && counts.bytes + bytes > cap && this.windowsOnDisk.length > 0) {
+      if (this.thinOlder()) continue;
       const oldest = this.windowsOnDisk.shift()!;
-      for (const file of oldest.files) nodeFs().unlinkSync(file);
+      for (const { file } of oldest.files) nodeFs().unlinkSync(file);
       counts.bytes -= oldest.bytes;
       counts.profileFiles -= oldest.files.length;
       counts.droppedWindows++;
@@ -234,13 +335,101 @@ export class LocalRecorder implements Destination {
     return counts.bytes + bytes <= cap || capText;
   }
 
+  /**
+   * Merges two neighbouring windows of the older half into the older one's files
+   * (profile-merge.ts, without span labels): every time range stays, with less detail. The pair
+   * taken is the smallest there, so that merges stay small (the main thread does them) and the
+   * recent windows keep their spans longest. False when there are not two windows, or when
+   * merging saves nothing (or fails: then it says why at debug level).
+   */
+  private thinOlder(): boolean {
+    const windows = this.windowsOnDisk;
+    const olderHalf = Math.max(1, Math.ceil(windows.length / 2));
+    let at = -1;
+    for (let i = 0; i < olderHalf && i + 1 < windows.length; i++) {
+      const pair = (windows[i] as WindowOnDisk).bytes + (windows[i + 1] as WindowOnDisk).bytes;
+      if (at < 0 || pair < (windows[at] as WindowOnDisk).bytes + (windows[at + 1] as WindowOnDisk).bytes) at = i;
+    }
+    const older = windows[at];
+    const newer = windows[at + 1];
+    if (older === undefined || newer === undefined) return false;
+    const merged = this.merged(older, newer.files.map(({ type, file }) => ({ type, body: nodeFs().readFileSync(file) })), newer.bytes);
+    if (merged === undefined) return false;
+    for (const { file } of newer.files) nodeFs().unlinkSync(file);
+    windows.splice(at, 2, merged);
+    this.manifest.counts.profileFiles -= newer.files.length;
+    this.manifest.counts.bytes -= newer.bytes;
+    return true;
+  }
+
+  /**
+   * A window that does not fit next to the only one on disk is merged into it, if that fits; the
+   * window is then counted as recorded and thinned.
+   */
+  private thinIntoOnly(profiles: EncodedProfile[], bytes: number): boolean {
+    const [only] = this.windowsOnDisk;
+    if (only === undefined || this.windowsOnDisk.length !== 1 || this.makeRoom(bytes, false) === true) return false;
+    const merged = this.merged(only, profiles, bytes, (growth) => this.makeRoom(growth, false) === true);
+    if (merged === undefined) return false;
+    this.windowsOnDisk.splice(0, 1, merged);
+    this.manifest.counts.windows++;
+    return true;
+  }
+
+  /**
+   * `older` rewritten with `newer`'s profiles merged in, its size counted; undefined when that
+   * would not be smaller than the two apart, when `fits` says no to what `older` would grow by,
+   * or when it fails (said at debug level).
+   */
+  private merged(older: WindowOnDisk, newer: readonly { type: ProfileType; body: Uint8Array }[], newerBytes: number, fits: (growth: number) => boolean = () => true): WindowOnDisk | undefined {
+    let files: { type: ProfileType; file: string; body: Buffer }[];
+    try {
+      const parts = [...older.files.map(({ type, file }) => ({ type, body: nodeFs().readFileSync(file) as Uint8Array })), ...newer];
+      files = [...new Set(parts.map((part) => part.type))].map((type) => ({
+        type,
+        file: path.join(this.dir, PROFILES_DIR, profileFileName(older.seq, type)),
+        body: mergeGzippedProfiles(
+          parts.filter((part) => part.type === type).map((part) => part.body),
+          THINNED_LABELS,
+        ),
+      }));
+    } catch (error) {
+      this.log.debug(`could not merge profile window ${older.seq} with a newer one: ${reason(error)}`);
+      return undefined;
+    }
+    const bytes = files.reduce((sum, f) => sum + f.body.byteLength, 0);
+    if (bytes >= older.bytes + newerBytes || !fits(bytes - older.bytes)) return undefined;
+    for (const { file, body } of files) writeFileAtomicSync(file, body);
+    const { counts } = this.manifest;
+    counts.bytes += bytes - older.bytes;
+    counts.profileFiles += files.length - older.files.length;
+    counts.thinnedWindows++;
+    this.log.warnOnce('cap-thin', `the recording reached its cap; older profile windows are merged to make room: their samples keep their endpoint, not their span (counted in run.json)`);
+    return { seq: older.seq, files: files.map(({ type, file, body }) => ({ type, file, bytes: body.byteLength })), bytes };
+  }
+
+  /**
+   * Room left for span files under this run's cap: their share of it, and what the profiles left
+   * (spans never take a window's room); `limit` names the one that binds.
+   */
+  private spanRoom(): { left: number; limit: string } {
+    const { counts, capBytes } = this.manifest;
+    const share = capBytes * SPAN_SHARE_OF_CAP - this.spanBytes;
+    const run = capBytes - counts.bytes - Buffer.byteLength(this.manifestText()) - MANIFEST_GROWTH;
+    return share <= run ? { left: share, limit: `the ${megabytes(capBytes * SPAN_SHARE_OF_CAP)} of its cap that spans may take` } : { left: run, limit: `its ${megabytes(capBytes)} cap` };
+  }
+
   /** What this run holds on disk. */
   private ownBytes(): number {
     return this.manifest.counts.bytes + this.manifestBytes;
   }
 
+  private manifestText(): string {
+    return `${JSON.stringify(this.manifest, null, 2)}\n`;
+  }
+
   private writeManifest(): void {
-    const text = `${JSON.stringify(this.manifest, null, 2)}\n`;
+    const text = this.manifestText();
     writeFileAtomicSync(path.join(this.dir, MANIFEST_FILE), text);
     this.manifestBytes = Buffer.byteLength(text);
   }

@@ -5,8 +5,11 @@
  * comes out (no bigints, ready for JSON). Samples are indexed by their span label once, so the
  * cost grows with samples + spans, not with their product.
  */
+import { percentileNs } from '../duration-histogram.js';
+import type { EndpointTotal } from '../recording.js';
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
+import { formatCount } from './format.js';
 import type { FrameTable, SampleIndex } from './sample-index.js';
 import { buildSpanTree, type SpanTree } from './span-tree.js';
 
@@ -25,7 +28,13 @@ export interface SelfTime {
 export interface EndpointStats {
   /** The local-root span name, e.g. `GET /users/:id`. */
   name: string;
+  /**
+   * Every local root of the endpoint, from the recorder's totals (exact however many spans were
+   * kept; p50/p95 then within 4.4%, duration-histogram.ts), else from the spans recorded.
+   */
   count: number;
+  /** Local roots with an error status. */
+  errors: number;
   totalNs: number;
   p50Ns: number;
   p95Ns: number;
@@ -73,9 +82,18 @@ export interface RunInfo {
   pyroRunVersion: string;
   nodeVersion: string;
   windows: number;
+  /** Spans whose details the recording holds. */
   spans: number;
+  /** Spans that ended: those held, those the cap or the disk dropped, those summarised into the endpoint totals. */
+  spansEnded: number;
   droppedWindows: number;
   droppedSpans: number;
+  summarizedSpans: number;
+  /**
+   * What the recording holds less of than the app did, in one line for the summary and the page
+   * ("spans: 3,592 of 1,666,024 kept; …"); undefined when it holds everything.
+   */
+  partial: string | undefined;
   /** Profiled time per kind (sum of window durations). */
   profiledNs: PerKind<number>;
 }
@@ -119,8 +137,8 @@ export interface RunModel {
   spanTree: SpanTree;
   /** Span index of each label, -1 when the recording has no such span. */
   labelSpan: Int32Array;
-  /** Endpoint names and their local-root span indices, heaviest CPU first. */
-  endpoints: { name: string; roots: number[] }[];
+  /** Endpoint names, their totals (when recorded) and their recorded local-root span indices, heaviest CPU first. */
+  endpoints: { name: string; total: EndpointTotal | undefined; roots: number[] }[];
   /** Endpoint index of each local-root span, -1 for other spans. */
   rootEndpoint: Int32Array;
   /** Endpoint index of each label, -1 when unmatched. */
@@ -143,7 +161,9 @@ function rowsPerLabel(index: SampleIndex, kind: ProfileKind): number[][] {
 
 interface EndpointGroup {
   name: string;
+  total: EndpointTotal | undefined;
   roots: number[];
+  labels: number[];
   cpu: number;
   wall: number;
 }
@@ -152,31 +172,53 @@ interface EndpointGroup {
 const ENTRY_KINDS: ReadonlySet<number> = new Set([2, 5]);
 
 /**
- * Local roots grouped by name, heaviest CPU first (then wall, then count): the order of the table
- * and the summary. Endpoints are the roots that took a request or a message (SERVER, CONSUMER): a
- * framework's internal work at start-up (Next.js loading a route module, a `dns.lookup`) is no
- * endpoint. A run that took none (a script, a batch job) has its local roots as endpoints.
+ * Endpoints, heaviest CPU first (then wall, then count): the order of the table and the summary.
+ * An endpoint is the local roots of one name: from the recorder's totals, which count every one,
+ * else from the roots recorded. Endpoints are the roots that took a request or a message (SERVER,
+ * CONSUMER): a framework's internal work at start-up (Next.js loading a route module, a
+ * `dns.lookup`) is no endpoint. A run that took none (a script, a batch job) has its local roots as
+ * endpoints. A sample belongs to the endpoint of its span's local root; when the recording does
+ * not hold that span (not kept under load, or not ended), to the endpoint its `span_name` label
+ * names — so no endpoint loses CPU to the keeping rule.
  */
 function groupEndpoints(run: LoadedRun, spanTree: SpanTree, labelSpan: Int32Array, rowsByLabel: PerKind<number[][]>): EndpointGroup[] {
-  const byName = new Map<string, EndpointGroup>();
-  const groupOfRoot = new Map<number, EndpointGroup>();
+  const totals = run.manifest.endpoints;
   const isRoot = (i: number) => spanTree.root[i] === i;
-  const entriesOnly = run.spans.some((span, i) => isRoot(i) && ENTRY_KINDS.has(span.kind));
+  const kinds = totals ? totals.map((total) => total.kind) : run.spans.filter((_, i) => isRoot(i)).map((span) => span.kind);
+  const entriesOnly = kinds.some((kind) => ENTRY_KINDS.has(kind));
+  const counts = (kind: number) => !entriesOnly || ENTRY_KINDS.has(kind);
+  const byKey = new Map<string, EndpointGroup>();
+  const byName = new Map<string, EndpointGroup>();
+  // With totals, an endpoint is a name and a kind; without, a name.
+  const keyOf = (name: string, kind: number) => (totals ? `${kind} ${name}` : name);
+  const groupFor = (name: string, kind: number, total?: EndpointTotal) => {
+    const key = keyOf(name, kind);
+    let group = byKey.get(key);
+    if (group === undefined) {
+      byKey.set(key, (group = { name, total, roots: [], labels: [], cpu: 0, wall: 0 }));
+      if (!byName.has(name)) byName.set(name, group);
+    }
+    return group;
+  };
+  for (const total of totals ?? []) if (counts(total.kind)) groupFor(total.name, total.kind, total);
+  const groupOfRoot = new Map<number, EndpointGroup>();
   run.spans.forEach((span, i) => {
-    if (!isRoot(i) || (entriesOnly && !ENTRY_KINDS.has(span.kind))) return;
-    let group = byName.get(span.name);
-    if (group === undefined) byName.set(span.name, (group = { name: span.name, roots: [], cpu: 0, wall: 0 }));
+    if (!isRoot(i) || !counts(span.kind)) return;
+    const group = totals ? byKey.get(keyOf(span.name, span.kind)) : groupFor(span.name, span.kind);
+    if (group === undefined) return;
     group.roots.push(i);
     groupOfRoot.set(i, group);
   });
   const { cpu, wall } = run.samples.samples;
   labelSpan.forEach((span, label) => {
-    const group = span < 0 ? undefined : groupOfRoot.get(spanTree.root[span] as number);
+    const group = span >= 0 ? groupOfRoot.get(spanTree.root[span] as number) : byName.get(run.samples.labels.spanName[label] ?? '');
     if (group === undefined) return;
+    group.labels.push(label);
     group.cpu += sum(cpu.value, rowsByLabel.cpu[label] as number[]);
     group.wall += sum(wall.value, rowsByLabel.wall[label] as number[]);
   });
-  return [...byName.values()].sort((x, y) => y.cpu - x.cpu || y.wall - x.wall || y.roots.length - x.roots.length || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  const countOf = (group: EndpointGroup) => group.total?.count ?? group.roots.length;
+  return [...byKey.values()].sort((x, y) => y.cpu - x.cpu || y.wall - x.wall || countOf(y) - countOf(x) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
 }
 
 /** Indexes a loaded run: samples by label, labels to spans and endpoints, endpoints ordered by CPU. */
@@ -185,12 +227,15 @@ export function modelRun(run: LoadedRun): RunModel {
   const spanTree = buildSpanTree(run.spans);
   const labelSpan = Int32Array.from(index.labels.spanId, (id) => spanTree.byId.get(id) ?? -1);
   const rowsByLabel = { cpu: rowsPerLabel(index, 'cpu'), wall: rowsPerLabel(index, 'wall') };
-  const endpoints = groupEndpoints(run, spanTree, labelSpan, rowsByLabel).map(({ name, roots }) => ({ name, roots }));
+  const groups = groupEndpoints(run, spanTree, labelSpan, rowsByLabel);
+  const endpoints = groups.map(({ name, total, roots }) => ({ name, total, roots }));
   const rootEndpoint = new Int32Array(run.spans.length).fill(-1);
-  endpoints.forEach(({ roots }, e) => roots.forEach((root) => (rootEndpoint[root] = e)));
-  const labelEndpoint = Int32Array.from(labelSpan, (span) => (span < 0 ? -1 : (rootEndpoint[spanTree.root[span] as number] as number)));
-  const endpointLabels: number[][] = endpoints.map(() => []);
-  labelEndpoint.forEach((e, label) => endpointLabels[e]?.push(label));
+  const labelEndpoint = new Int32Array(labelSpan.length).fill(-1);
+  groups.forEach(({ roots, labels }, e) => {
+    for (const root of roots) rootEndpoint[root] = e;
+    for (const label of labels) labelEndpoint[label] = e;
+  });
+  const endpointLabels = groups.map(({ labels }) => labels);
   return { run, index, spanTree, labelSpan, endpoints, rootEndpoint, labelEndpoint, endpointLabels, rowsByLabel };
 }
 
@@ -244,18 +289,22 @@ function percentile(sorted: readonly number[], p: number): number {
 function endpointStats(model: RunModel): EndpointStats[] {
   const { index } = model;
   const cpu = index.samples.cpu;
-  const stats = model.endpoints.map(({ name, roots }) => {
-    const durations = roots.map((i) => (model.run.spans[i] as RunSpan).durationNs).sort((a, b) => a - b);
+  const stats = model.endpoints.map(({ name, total, roots }): EndpointStats => {
+    const common = { name, cpuNs: 0, wallNs: 0, topSelf: [] as SelfTime[] };
+    if (total) {
+      const { count, errors, totalNs, maxNs, histogram } = total;
+      return { ...common, count, errors, totalNs, p50Ns: percentileNs(histogram, 50, maxNs), p95Ns: percentileNs(histogram, 95, maxNs), maxNs };
+    }
+    const spans = roots.map((i) => model.run.spans[i] as RunSpan);
+    const durations = spans.map((span) => span.durationNs).sort((a, b) => a - b);
     return {
-      name,
+      ...common,
       count: roots.length,
+      errors: spans.filter((span) => span.error).length,
       totalNs: durations.reduce((a, b) => a + b, 0),
       p50Ns: percentile(durations, 50),
       p95Ns: percentile(durations, 95),
       maxNs: durations[durations.length - 1] ?? 0,
-      cpuNs: 0,
-      wallNs: 0,
-      topSelf: [] as SelfTime[],
     };
   });
   const selfByEndpoint = stats.map(() => new Map<number, number>());
@@ -306,6 +355,23 @@ function sampleShare(model: RunModel, kind: ProfileKind): SampleShare {
   return share;
 }
 
+/** RunInfo.partial. */
+export function partialText(counts: { spans: number; droppedSpans: number; summarizedSpans: number; droppedWindows: number; thinnedWindows: number }, totalsRecorded: boolean): string | undefined {
+  const parts: string[] = [];
+  const ended = counts.spans + counts.droppedSpans + counts.summarizedSpans;
+  if (ended > counts.spans) {
+    const why = [
+      counts.summarizedSpans > 0 ? `${formatCount(counts.summarizedSpans)} summarised under load` : '',
+      counts.droppedSpans > 0 ? `${formatCount(counts.droppedSpans)} past the size cap or a full disk` : '',
+    ].filter((text) => text !== '');
+    const cover = totalsRecorded ? 'endpoint counts and percentiles cover all' : 'endpoint counts and percentiles cover the kept ones only';
+    parts.push(`spans: ${formatCount(counts.spans)} of ${formatCount(ended)} kept (${why.join(', ')}); ${cover}`);
+  }
+  if (counts.thinnedWindows > 0) parts.push(`profile windows: ${formatCount(counts.thinnedWindows)} merged into older ones to fit the size cap (their samples keep their endpoint, not their span)`);
+  if (counts.droppedWindows > 0) parts.push(`profile windows: ${formatCount(counts.droppedWindows)} dropped at the size cap or a full disk`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
 function runInfo(model: RunModel): RunInfo {
   const { run, index } = model;
   const { manifest } = run;
@@ -321,8 +387,11 @@ function runInfo(model: RunModel): RunInfo {
     nodeVersion: manifest.nodeVersion,
     windows: index.windows,
     spans: run.spans.length,
+    spansEnded: run.spans.length + manifest.counts.droppedSpans + manifest.counts.summarizedSpans,
     droppedWindows: manifest.counts.droppedWindows,
     droppedSpans: manifest.counts.droppedSpans,
+    summarizedSpans: manifest.counts.summarizedSpans,
+    partial: partialText({ ...manifest.counts, spans: run.spans.length }, manifest.endpoints !== undefined),
     profiledNs: { ...index.durationNs },
   };
 }

@@ -29,3 +29,6 @@ export function formatPercent(part: number, whole: number): string {
 export function truncate(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 }
+
+/** 1666024 → `1,666,024`. */
+export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, runStartedAtMs, SPANS_DIR } from '../recording.js';
+import { type EndpointTotal, isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, runStartedAtMs, SPANS_DIR } from '../recording.js';
 import { readSpanBatch, type RunSpan } from './otlp-spans.js';
 import { type ProfileKind, type SampleIndex, SampleIndexBuilder } from './sample-index.js';
 
@@ -53,6 +53,8 @@ export interface RunManifest {
   flushIntervalMs: number | undefined;
   profileTypes: string[];
   counts: RunCounts;
+  /** Every local root counted by endpoint; undefined in recordings made before the recorder counted them. */
+  endpoints: EndpointTotal[] | undefined;
 }
 
 /** A profile file that was read; its samples are in LoadedRun.samples. */
@@ -173,9 +175,22 @@ function parseManifest(text: string, where: string): RunManifest {
       spans: count('spans'),
       bytes: count('bytes'),
       droppedWindows: count('droppedWindows'),
+      thinnedWindows: count('thinnedWindows'),
       droppedSpans: count('droppedSpans'),
+      summarizedSpans: count('summarizedSpans'),
     },
+    endpoints: Array.isArray(m.endpoints) ? parseEndpoints(m.endpoints, where) : undefined,
   };
+}
+
+function parseEndpoints(raw: unknown[], where: string): EndpointTotal[] {
+  return raw.map((entry, i) => {
+    const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+    const histogram = (typeof e.histogram === 'object' && e.histogram !== null ? e.histogram : {}) as Record<string, unknown>;
+    const numbers = [e.kind, e.count, e.errors, e.totalNs, e.maxNs, ...Object.values(histogram)].map(asNumber);
+    if (typeof e.name !== 'string' || numbers.includes(undefined)) throw new RunError('corrupt', `${where} is corrupt (endpoint ${i} is not a name with numbers)`);
+    return { name: e.name, kind: e.kind as number, count: e.count as number, errors: e.errors as number, totalNs: e.totalNs as number, maxNs: e.maxNs as number, histogram: histogram as Record<string, number> };
+  });
 }
 
 /**

@@ -23,6 +23,8 @@ export interface RunSpan {
   route: string | undefined;
   urlPath: string | undefined;
   statusCode: number | undefined;
+  /** The span's OTLP status is ERROR. */
+  error: boolean;
 }
 
 interface OtlpValue {
@@ -39,6 +41,7 @@ interface OtlpSpan {
   kind?: unknown;
   startTimeUnixNano?: unknown;
   endTimeUnixNano?: unknown;
+  status?: { code?: unknown };
   attributes?: { key?: unknown; value?: OtlpValue }[];
 }
 
@@ -49,6 +52,8 @@ interface OtlpRequest {
 const ATTR_ROUTE = 'http.route';
 const ATTR_URL_PATH = 'url.path';
 const ATTR_STATUS = 'http.response.status_code';
+/** OTLP Status.code ERROR (trace.proto StatusCode). */
+const STATUS_CODE_ERROR = 2;
 
 function nanos(value: unknown): bigint | undefined {
   if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
@@ -90,6 +95,7 @@ function toRunSpan(span: OtlpSpan): RunSpan | string {
     route: stringOf(attributes.get(ATTR_ROUTE)),
     urlPath: stringOf(attributes.get(ATTR_URL_PATH)),
     statusCode: intOf(attributes.get(ATTR_STATUS)),
+    error: span.status?.code === STATUS_CODE_ERROR,
   };
 }
 

@@ -133,9 +133,7 @@ export const PAGE_SCRIPT = String.raw`
       el('p', { class: 'meta' }, started + ' → ' + ended + (run.pid !== undefined ? ' · pid ' + run.pid : '') + (run.nodeVersion ? ' · Node ' + run.nodeVersion : '')),
       el('p', { class: 'meta' }, (run.command.length ? run.command.join(' ') + ' · ' : '') + formatCount(run.windows) + ' profile windows · ' + formatCount(run.spans) + ' spans'),
     );
-    if (run.droppedWindows > 0 || run.droppedSpans > 0) {
-      meta.append(el('p', { class: 'meta warning' }, 'Size cap reached: ' + run.droppedWindows + ' oldest profile windows and ' + run.droppedSpans + ' spans were dropped.'));
-    }
+    if (run.partial) meta.append(el('p', { class: 'meta warning', 'data-testid': 'partial' }, 'Partial: ' + run.partial));
     const share = byTestId('share');
     share.append('Samples inside spans: ');
     const parts = [];

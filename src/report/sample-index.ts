@@ -7,7 +7,7 @@
  * the heap over a long recording.
  */
 import type { Profile } from 'pprof-format';
-import { LABEL_SPAN_ID } from '../wire.js';
+import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
 export type ProfileKind = 'cpu' | 'wall';
 
@@ -35,8 +35,11 @@ export interface SampleIndex {
   stackParent: number[];
   /** Frame of each trie node; -1 for the root. */
   stackFrame: number[];
-  /** Distinct `span_id` label values (lowercase); sample labels index into it. */
-  labels: { spanId: string[] };
+  /**
+   * Distinct `span_id` label values (lowercase); sample labels index into it. `spanName`, parallel:
+   * the `span_name` label (the local root's name) samples of that span carry, '' when none.
+   */
+  labels: { spanId: string[]; spanName: string[] };
   samples: Record<ProfileKind, SampleColumns>;
   /** Distinct window numbers with at least one profile, and the time they cover per kind. */
   windows: number;
@@ -69,7 +72,7 @@ export class SampleIndexBuilder {
   private readonly stackFrame = [-1];
   private readonly children: (Map<number, number> | undefined)[] = [undefined];
   private readonly labelIds = new Map<string, number>();
-  private readonly labels = { spanId: [] as string[] };
+  private readonly labels = { spanId: [] as string[], spanName: [] as string[] };
   private readonly samples: Record<ProfileKind, SampleColumns> = {
     cpu: { stack: [], value: [], label: [] },
     wall: { stack: [], value: [], label: [] },
@@ -102,6 +105,7 @@ export class SampleIndexBuilder {
       locationFrames.set(Number(location.id), ids);
     }
     const spanIdKey = table.indexOf(LABEL_SPAN_ID);
+    const spanNameKey = table.indexOf(LABEL_SPAN_NAME);
     // span_id string-table index → label; each distinct span recurs in many samples.
     const labelOfString = new Map<number, number>();
     const out = this.samples[kind];
@@ -114,13 +118,17 @@ export class SampleIndexBuilder {
         for (const frame of locationFrames.get(Number(sample.locationId[i])) ?? []) node = this.childOf(node, frame);
       }
       let spanIdString = 0;
+      let spanNameString = 0;
       for (const label of sample.label) {
-        if (Number(label.key) === spanIdKey) spanIdString = Number(label.str);
+        const key = Number(label.key);
+        if (key === spanIdKey) spanIdString = Number(label.str);
+        else if (key === spanNameKey) spanNameString = Number(label.str);
       }
       let label = -1;
       if (spanIdKey > 0 && spanIdString > 0) {
         label = labelOfString.get(spanIdString) ?? this.labelId(text(spanIdString));
         labelOfString.set(spanIdString, label);
+        if (spanNameString > 0 && this.labels.spanName[label] === '') this.labels.spanName[label] = text(spanNameString);
       }
       out.stack.push(node);
       out.value.push(value);
@@ -175,6 +183,7 @@ export class SampleIndexBuilder {
     if (id === undefined) {
       id = this.labels.spanId.length;
       this.labels.spanId.push(normalized);
+      this.labels.spanName.push('');
       this.labelIds.set(normalized, id);
     }
     return id;

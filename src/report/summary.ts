@@ -69,5 +69,6 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   }
   const shares = [shareText('CPU time', aggregates.share.cpu), shareText('wall time', aggregates.share.wall)].filter((text) => text !== undefined);
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
+  if (aggregates.run.partial) lines.push(`Partial: ${aggregates.run.partial}`);
   return `${lines.join('\n')}\n`;
 }

@@ -18,7 +18,8 @@ export interface Recording {
     complete: boolean;
     endedAt: string | null;
     capBytes: number;
-    counts: { windows: number; profileFiles: number; spanFiles: number; spans: number; bytes: number; droppedWindows: number; droppedSpans: number };
+    counts: { windows: number; profileFiles: number; spanFiles: number; spans: number; bytes: number; droppedWindows: number; thinnedWindows: number; droppedSpans: number; summarizedSpans: number };
+    endpoints: { name: string; kind: number; count: number; errors: number; totalNs: number; maxNs: number; histogram: Record<string, number> }[];
   };
   profiles: { name: string; type: string; samples: SampleView[] }[];
   spans: DecodedSpan[];

@@ -250,7 +250,7 @@ export function shopRecording(baseDir: string, name?: string): string {
           { stack: [...o, 'validate'], value: 10 * MS, span: orders(11) },
           { stack: [...o, 'hash'], value: 15 * MS, span: orders(11) },
           { stack: ['main', '(garbage collector)'], value: 10 * MS },
-          { stack: [...u, 'fib'], value: 5 * MS, span: { spanId: 'ffffffffffffffff', spanName: 'GET /users/:id', traceId: traceIdOf(0xfff) } },
+          { stack: [...u, 'fib'], value: 5 * MS, span: { spanId: 'ffffffffffffffff', spanName: 'GET /gone', traceId: traceIdOf(0xfff) } },
         ],
         wall: [
           { stack: [...u, 'fib'], value: 10 * MS, span: users(1) },
