@@ -552,6 +552,7 @@ describe('a recording made under load (the recorder counted every request, kept 
   it('the summary says plainly what is partial and what covers everything', () => {
     assert.equal(aggregates.run.partial, 'spans: 2 of 3,031 kept (3,024 summarised under load, 5 past the size cap or a full disk); endpoint counts and percentiles cover all');
     assert.match(formatSummary(aggregates), /\nPartial: spans: 2 of 3,031 kept .*cover all\n$/);
+    assert.match(formatSummary(aggregates), /Samples inside spans: 100% of CPU time \(90% in spans whose details were not kept\)/);
     assert.equal(aggregateRun(shop()).run.partial, undefined, 'a whole recording says nothing');
   });
 });

@@ -94,6 +94,8 @@ export interface RunInfo {
    * ("spans: 3,592 of 1,666,024 kept; …"); undefined when it holds everything.
    */
   partial: string | undefined;
+  /** What the samples in spans the recording does not hold are, in words ("in spans whose details were not kept"). */
+  unmatchedWords: string;
   /** Profiled time per kind (sum of window durations). */
   profiledNs: PerKind<number>;
 }
@@ -392,6 +394,7 @@ function runInfo(model: RunModel): RunInfo {
     droppedSpans: manifest.counts.droppedSpans,
     summarizedSpans: manifest.counts.summarizedSpans,
     partial: partialText({ ...manifest.counts, spans: run.spans.length }, manifest.endpoints !== undefined),
+    unmatchedWords: manifest.counts.summarizedSpans + manifest.counts.droppedSpans > 0 ? 'in spans whose details were not kept' : 'in spans not in the recording',
     profiledNs: { ...index.durationNs },
   };
 }

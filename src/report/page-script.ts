@@ -142,7 +142,7 @@ export const PAGE_SCRIPT = String.raw`
       const whole = s.inside + s.outside;
       if (whole <= 0) continue;
       const part = el('span', { 'data-kind': kind }, el('strong', {}, formatPercent(s.inside, whole)), ' of ' + KIND_LABEL[kind] + ' time (' + formatCount(s.insideSamples) + ' of ' + formatCount(s.insideSamples + s.outsideSamples) + ' samples)');
-      if (s.unmatched > 0) part.append(', ' + formatPercent(s.unmatched, whole) + ' in spans not in the recording');
+      if (s.unmatched > 0) part.append(', ' + formatPercent(s.unmatched, whole) + ' ' + data.run.unmatchedWords);
       parts.push(part);
     }
     if (parts.length === 0) share.append('no profile samples recorded');

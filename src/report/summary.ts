@@ -39,10 +39,10 @@ function alignRows(rows: string[][], rightAligned: readonly boolean[]): string[]
   );
 }
 
-function shareText(label: string, share: SampleShare): string | undefined {
+function shareText(label: string, share: SampleShare, unmatchedWords: string): string | undefined {
   const whole = share.inside + share.outside;
   if (whole <= 0) return undefined;
-  const unmatched = share.unmatched > 0 ? ` (${formatPercent(share.unmatched, whole)} in spans not in the recording)` : '';
+  const unmatched = share.unmatched > 0 ? ` (${formatPercent(share.unmatched, whole)} ${unmatchedWords})` : '';
   return `${formatPercent(share.inside, whole)} of ${label}${unmatched}`;
 }
 
@@ -67,7 +67,8 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
     const hidden = aggregates.endpoints.length - shown.length;
     if (hidden > 0) lines.push(`… and ${hidden} more endpoint${hidden === 1 ? '' : 's'}`);
   }
-  const shares = [shareText('CPU time', aggregates.share.cpu), shareText('wall time', aggregates.share.wall)].filter((text) => text !== undefined);
+  const { unmatchedWords } = aggregates.run;
+  const shares = [shareText('CPU time', aggregates.share.cpu, unmatchedWords), shareText('wall time', aggregates.share.wall, unmatchedWords)].filter((text) => text !== undefined);
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
   if (aggregates.run.partial) lines.push(`Partial: ${aggregates.run.partial}`);
   return `${lines.join('\n')}\n`;
