@@ -16,6 +16,11 @@ export const LABEL_SPAN_NAME = 'span_name';
 export const MAX_LABEL_VALUE_BYTES = 2048;
 /** Span attribute Grafana's Tempo data source reads to find the span's profile (grafana/otel-profiling-go). */
 export const ATTR_PROFILE_ID = 'pyroscope.profile.id';
+/** OpenTelemetry HTTP semantic conventions (v1.23+) a local recording's report reads from a request's span. */
+export const ATTR_HTTP_ROUTE = 'http.route';
+export const ATTR_URL_PATH = 'url.path';
+export const ATTR_HTTP_STATUS_CODE = 'http.response.status_code';
+export const ATTR_HTTP_METHOD = 'http.request.method';
 
 /** `spyName` query parameter the Pyroscope Node SDK sends. */
 export const SPY_NAME = 'nodespy';

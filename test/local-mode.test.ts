@@ -64,8 +64,9 @@ test('records the example shop: standard files, linked by span_id, counted in ru
       if (spanId === undefined) continue;
       linked++;
       assert.ok(counted.has(sample.labels.span_name ?? ''), `span_name ${sample.labels.span_name} names a counted endpoint`);
+      // A request whose samples a window holds is in the recording, summarised or not.
       const span = byId.get(spanId);
-      if (span === undefined) continue; // its request was summarised
+      assert.ok(span, `span_id ${spanId} names a recorded span`);
       assert.equal(span.attributes['pyroscope.profile.id'], spanId);
       assert.equal(sample.labels.trace_id, span.traceId, 'local mode labels trace_id too');
     }
@@ -73,7 +74,7 @@ test('records the example shop: standard files, linked by span_id, counted in ru
   assert.ok(linked > 0);
   const checkoutCpu = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('priceCart'));
   assert.ok(checkoutCpu.length > 0, 'priceCart shows up in the CPU profile');
-  for (const sample of checkoutCpu) assert.equal(sample.labels.span_name, 'POST /checkout');
+  for (const sample of checkoutCpu) assert.equal(byId.get(sample.labels.span_id ?? '')?.name, 'POST /checkout');
 
   assert.match(app.stderr, /pyro-run: recording to /);
   assert.match(app.stderr, /pyro-run: view it: npx pyro-run report /);
@@ -125,9 +126,9 @@ test("a mistyped PYROSCOPE_SERVER_ADDRESS is a remote set-up with a mistake: one
 test('a tiny cap thins the oldest windows rather than deleting them: every time range stays, under the cap, said once', async () => {
   const out = tempDir();
   // Spans take at most half of it: the profile windows alone outgrow the rest.
-  const capMb = 0.15;
+  const capMb = 0.25;
   const app = runCli(['--out', out, '--max-run-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], { env: { PORT: '0' } });
-  await driveShop(app, 300); // several windows: more than their share of the cap holds
+  await driveShop(app, 400); // windows of every second for several seconds: more than their share of the cap holds
   app.process.kill('SIGTERM');
   await app.exit();
   const run = readRecording(out);
@@ -141,10 +142,9 @@ test('a tiny cap thins the oldest windows rather than deleting them: every time 
   const windows = [...new Set(run.profiles.map((p) => Number(p.name.slice(0, 6))))].sort((a, b) => a - b);
   assert.equal(windows[0], 1, 'the first window is still there, merged');
   assert.equal(windows.length + counts.thinnedWindows, counts.windows, 'every window is on disk or merged into one that is');
-  // The merged window's samples keep their endpoint, not their span.
-  const merged = run.profiles.filter((p) => p.name.startsWith('000001-')).flatMap((p) => p.samples);
-  assert.ok(merged.some((sample) => sample.labels.span_name !== undefined));
-  assert.ok(merged.every((sample) => sample.labels.span_id === undefined && sample.labels.trace_id === undefined));
+  // A merged window's samples keep their endpoint, not their span.
+  const merged = run.profiles.filter((p) => p.samples.some((sample) => sample.labels.span_name !== undefined) && p.samples.every((sample) => sample.labels.span_id === undefined && sample.labels.trace_id === undefined));
+  assert.ok(merged.length > 0, 'a merged window: samples with span_name, none with span_id or trace_id');
   assert.equal(app.stderr.match(/older profile windows are merged/g)?.length, 1, `warned once, not per window:\n${app.stderr}`);
   assert.ok((app.stderr.match(/further span details are not recorded/g)?.length ?? 0) <= 1, app.stderr);
 });

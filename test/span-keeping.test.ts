@@ -33,7 +33,10 @@ function span({ name = 'GET /', kind = SERVER, traceId, spanId = id(16), parent,
     spanContext: () => ({ traceId, spanId, traceFlags: 1 }),
     parentSpanContext: parent && { traceId, spanId: parent.spanId, traceFlags: 1, isRemote: parent.isRemote ?? false },
     duration: [Math.floor(durationNs / 1e9), durationNs % 1e9],
+    startTime: [1_000_000, 0],
+    endTime: [1_000_000 + Math.floor(durationNs / 1e9), durationNs % 1e9],
     status: { code: error ? 2 : 0 },
+    attributes: { 'pyroscope.profile.id': spanId, 'http.route': '/', 'thread.id': 7 },
   } as unknown as ReadableSpan;
 }
 
@@ -166,4 +169,34 @@ test('a batch of kept spans too big for the room left splits after the local roo
   assert.equal(splitPoint([...children, ...children]), 2, 'no root: the middle');
   assert.equal(splitPoint(request().slice(2)), 0, 'one span: no split');
   assert.equal(splitPoint([...request(), ...request(), ...request()]), 3, 'the nearer of two roots around the middle, the earlier on a tie');
+});
+
+test('a summarised root that a profile window shows samples of is written after all, alone; the others that ended by then are forgotten', () => {
+  const keeper = new SpanKeeper({ perSecond: 1 });
+  const endAt = (ms: number) => (span: ReadableSpan) => Object.assign(span, { endTime: [Math.floor(ms / 1000), (ms % 1000) * 1e6] });
+  const requests = Array.from({ length: 5 }, (_, i) => request().map(endAt(1_000_000 + i)));
+  for (const spans of requests) keeper.take(spans, 1_000_000_000);
+  assert.equal(keeper.summarized, 4 * 3, 'one kept, four summarised with their children');
+  const rootOf = (spans: ReadableSpan[]) => spans[2] as ReadableSpan;
+  const sampledIds = new Set([rootOf(requests[2]!).spanContext().spanId, rootOf(requests[4]!).spanContext().spanId]);
+  // A window that ends before request 4 ended: only request 2 is due.
+  const late = keeper.sampled((spanId) => sampledIds.has(spanId), 1_000_003);
+  assert.deepEqual(ids(late), ids([rootOf(requests[2]!)]));
+  const [root] = late;
+  assert.equal(root?.name, 'GET /');
+  assert.equal(root?.parentSpanContext, undefined);
+  assert.deepEqual(root?.attributes, { 'pyroscope.profile.id': root?.spanContext().spanId, 'http.route': '/' }, 'what the report reads');
+  assert.equal(root?.spanContext().traceId, rootOf(requests[2]!).spanContext().traceId);
+  assert.equal(keeper.summarized, 4 * 3 - 1);
+  // The next window: request 4 is due now; requests 1 and 3 were forgotten with the first.
+  assert.deepEqual(ids(keeper.sampled((spanId) => sampledIds.has(spanId), 1_000_010)), ids([rootOf(requests[4]!)]));
+  assert.deepEqual(keeper.sampled((spanId) => spanId === rootOf(requests[1]!).spanContext().spanId, Number.POSITIVE_INFINITY), []);
+});
+
+test('the look-back is bounded: beyond it the oldest summarised roots are forgotten', () => {
+  const keeper = new SpanKeeper({ perSecond: 1, maxLookBack: 3 });
+  const roots = Array.from({ length: 10 }, () => span({ traceId: id(32) }));
+  for (const root of roots) keeper.take([root], 1_000);
+  const all = new Set(roots.map((root) => root.spanContext().spanId));
+  assert.deepEqual(ids(keeper.sampled((spanId) => all.has(spanId), Number.POSITIVE_INFINITY)), ids(roots.slice(-3)));
 });

@@ -43,6 +43,8 @@ const SPANS_PER_FILE = 4096;
  * histogram buckets appear): room is made for it as it is now plus this much.
  */
 const MANIFEST_GROWTH = 2048;
+/** How long the span IDs of a written window's samples are looked up for summarised roots that reach the recorder late. */
+const SAMPLED_IDS_KEPT_MS = 60_000;
 /** Less room than this left in the spans' share: no span file fits, none is tried. */
 const MIN_SPAN_ROOM = 1024;
 /**
@@ -106,6 +108,9 @@ export class LocalRecorder implements Destination {
   private unwritten: ReadableSpan[] = [];
   private writeTimer: NodeJS.Timeout | undefined;
   private lastSpanWriteAt = Number.NEGATIVE_INFINITY;
+  /** Span IDs each window's samples are labelled with, noted as it is encoded; those of the windows written lately. */
+  private readonly sampledIds = new WeakMap<ProfileWindow, Set<string>>();
+  private recentSampledIds: { untilMs: number; ids: ReadonlySet<string> }[] = [];
   /** Size of run.json as last written: it is part of what the run holds on disk. */
   private manifestBytes = 0;
   private readonly total: TotalCap;
@@ -165,10 +170,50 @@ export class LocalRecorder implements Destination {
       return;
     }
     this.encoder.encode(
-      window,
-      (encoded, profiles) => this.guard(() => this.writeWindow(encoded, profiles)),
+      this.watched(window),
+      (encoded, profiles) =>
+        this.guard(() => {
+          this.writeWindow(encoded, profiles);
+          this.keepSampled([encoded], encoded.until);
+        }),
       (error) => this.log.warnOnce('encode', `could not encode a profile window: ${reason(error)}`),
     );
+  }
+
+  /** `window`, noting as it is encoded the span IDs its samples are labelled with (sampledIds). */
+  private watched(window: ProfileWindow): ProfileWindow {
+    const ids = new Set<string>();
+    const { spanOf } = window.build;
+    const watched: ProfileWindow = {
+      ...window,
+      build: {
+        ...window.build,
+        spanOf: (context) => {
+          const labels = spanOf(context);
+          if (labels) ids.add(labels.spanId);
+          return labels;
+        },
+      },
+    };
+    this.sampledIds.set(watched, ids);
+    return watched;
+  }
+
+  /**
+   * Summarised roots that `windows` (just written) or the windows of the last SAMPLED_IDS_KEPT_MS
+   * show samples of are written after all (SpanKeeper.sampled): what a user opens in the report
+   * has its details. Windows are remembered that long because a root's span reaches the recorder
+   * up to a span batch's delay after it ended, possibly windows later.
+   */
+  private keepSampled(windows: readonly ProfileWindow[], untilMs: number): void {
+    for (const window of windows) this.recentSampledIds.push({ untilMs: window.until, ids: this.sampledIds.get(window) ?? new Set() });
+    const newest = Math.max(...this.recentSampledIds.map((w) => w.untilMs));
+    this.recentSampledIds = this.recentSampledIds.filter((w) => w.untilMs >= newest - SAMPLED_IDS_KEPT_MS);
+    const late = this.keeper.sampled((spanId) => this.recentSampledIds.some((w) => w.ids.has(spanId)), untilMs);
+    if (late.length === 0) return;
+    this.unwritten.push(...late);
+    this.manifest.counts.summarizedSpans = this.keeper.summarized;
+    this.writeTimer ??= setTimeout(() => this.writeKept(), WRITE_EVERY_MS).unref();
   }
 
   /** The run keeps its folder name; the manifest, which the report reads, names the service. */
@@ -220,9 +265,16 @@ export class LocalRecorder implements Destination {
     clearInterval(this.heartbeat);
     this.guard(() => {
       const windows = this.encoder.takePendingSync();
-      if (last.window) windows.push([last.window, encodeSync(last.window)]);
+      if (last.window) {
+        const watched = this.watched(last.window);
+        windows.push([watched, encodeSync(watched)]);
+      }
       for (const [window, profiles] of windows) this.writeWindow(window, profiles);
       for (const batch of last.spanBatches) this.keep(batch);
+      this.keepSampled(
+        windows.map(([window]) => window),
+        Number.POSITIVE_INFINITY,
+      );
       this.unwritten.push(...this.keeper.drain());
       clearTimeout(this.writeTimer);
       if (this.unwritten.length > 0) this.writeSpans(this.unwritten);

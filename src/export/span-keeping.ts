@@ -1,5 +1,7 @@
+import type { Attributes, HrTime, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { percentileNs } from '../duration-histogram.js';
+import { ATTR_HTTP_METHOD, ATTR_HTTP_ROUTE, ATTR_HTTP_STATUS_CODE, ATTR_PROFILE_ID, ATTR_URL_PATH } from '../wire.js';
 import type { EndpointTotal } from '../recording.js';
 import { EndpointTotals, otlpKind } from './endpoint-totals.js';
 
@@ -13,9 +15,59 @@ export interface KeepingLimits {
   maxPending: number;
   /** Traces whose decision is remembered for spans that end after their root. */
   maxDecided: number;
+  /**
+   * Summarised roots remembered until the profile window that covers them says whether they carry
+   * samples (`sampled`); the oldest go first. ~300 bytes each.
+   */
+  maxLookBack: number;
 }
 
-export const DEFAULT_KEEPING: KeepingLimits = { perSecond: 10, maxPending: 20_000, maxDecided: 10_000 };
+export const DEFAULT_KEEPING: KeepingLimits = { perSecond: 10, maxPending: 20_000, maxDecided: 10_000, maxLookBack: 20_000 };
+
+/** What a summarised root keeps of its attributes: what the report reads. */
+const LOOK_BACK_ATTRIBUTES = [ATTR_PROFILE_ID, ATTR_HTTP_ROUTE, ATTR_HTTP_METHOD, ATTR_URL_PATH, ATTR_HTTP_STATUS_CODE];
+
+/**
+ * A summarised local root, as little of it as a recording's report needs (no events, no links, the
+ * attributes it reads), sharing the span's context, times, resource and scope: written later if a
+ * profile window shows samples in it.
+ */
+class SummarizedRoot implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly parentSpanContext: SpanContext | undefined;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly duration: HrTime;
+  readonly status: SpanStatus;
+  readonly attributes: Attributes = {};
+  readonly links = [];
+  readonly events = [];
+  readonly ended = true;
+  readonly resource: ReadableSpan['resource'];
+  readonly instrumentationScope: ReadableSpan['instrumentationScope'];
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  private readonly context: SpanContext;
+  /** Epoch milliseconds. */
+  readonly endMs: number;
+
+  constructor(span: ReadableSpan) {
+    this.context = span.spanContext();
+    ({ name: this.name, kind: this.kind, parentSpanContext: this.parentSpanContext, startTime: this.startTime, endTime: this.endTime, duration: this.duration, status: this.status } = span);
+    ({ resource: this.resource, instrumentationScope: this.instrumentationScope } = span);
+    for (const key of LOOK_BACK_ATTRIBUTES) {
+      const value = span.attributes[key];
+      if (value !== undefined) this.attributes[key] = value;
+    }
+    this.endMs = span.endTime[0] * 1000 + span.endTime[1] / 1e6;
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+}
 
 /** A root slower than this percentile of its endpoint's durations counts as slow. */
 const SLOW_PERCENTILE = 90;
@@ -45,7 +97,9 @@ function isLocalRoot(span: ReadableSpan): boolean {
  * never a child without its root — per endpoint and second: up to `perSecond` with an error status,
  * up to `perSecond` among the slow (above the endpoint's 90th percentile so far), and the
  * first `perSecond` of the rest, a fair sample over time. Under light load that is everything.
- * Children end before their root: they wait, bounded, for their root's decision.
+ * Children end before their root: they wait, bounded, for their root's decision. A summarised
+ * root is remembered (bounded) until a profile window that covers its end is written: if samples of
+ * the recent windows carry its span ID, it is written after all, alone (`sampled`).
  */
 export class SpanKeeper {
   readonly totals = new EndpointTotals();
@@ -57,8 +111,14 @@ export class SpanKeeper {
   /** Recent decisions by trace id, oldest first, for spans that end after their root. */
   private readonly decided = new Map<string, boolean>();
   private readonly slots = new Map<EndpointTotal, Slot>();
+  /** Summarised roots, oldest first, from `lookBackHead` on (before it: forgotten, cleared). */
+  private lookBack: (SummarizedRoot | undefined)[] = [];
+  private lookBackHead = 0;
+  private readonly limits: KeepingLimits;
 
-  constructor(private readonly limits: KeepingLimits = DEFAULT_KEEPING) {}
+  constructor(limits: Partial<KeepingLimits> = {}) {
+    this.limits = { ...DEFAULT_KEEPING, ...limits };
+  }
 
   /** The spans of `batch` (and of earlier ones, held) to write now; `nowMs` is the clock. */
   take(batch: readonly ReadableSpan[], nowMs: number): ReadableSpan[] {
@@ -79,8 +139,31 @@ export class SpanKeeper {
       const keep = this.choose(total, durationNs, error, nowMs);
       this.remember(traceId, keep);
       if (keep) out.push(...trace, span);
-      else this.summarized += trace.length + 1;
+      else {
+        this.summarized += trace.length + 1;
+        this.lookBackAt(span);
+      }
     }
+    return out;
+  }
+
+  /**
+   * The summarised roots that ended by `untilMs` (a profile window's end) and that `sampled` says
+   * samples were labelled with (the recent windows' span IDs): written after all. The others that
+   * ended by then are forgotten.
+   */
+  sampled(isSampled: (spanId: string) => boolean, untilMs: number): ReadableSpan[] {
+    const out: ReadableSpan[] = [];
+    const later: SummarizedRoot[] = [];
+    for (let i = this.lookBackHead; i < this.lookBack.length; i++) {
+      const root = this.lookBack[i];
+      if (root === undefined) continue;
+      if (root.endMs > untilMs) later.push(root);
+      else if (isSampled(root.spanContext().spanId)) out.push(root);
+    }
+    this.lookBack = later;
+    this.lookBackHead = 0;
+    this.summarized -= out.length;
     return out;
   }
 
@@ -152,6 +235,17 @@ export class SpanKeeper {
       return true;
     }
     return false;
+  }
+
+  private lookBackAt(span: ReadableSpan): void {
+    if (this.limits.maxLookBack <= 0) return;
+    this.lookBack.push(new SummarizedRoot(span));
+    if (this.lookBack.length - this.lookBackHead > this.limits.maxLookBack) this.lookBack[this.lookBackHead++] = undefined;
+    // The forgotten head is cut off now and then, not on every root.
+    if (this.lookBackHead > this.limits.maxLookBack) {
+      this.lookBack = this.lookBack.slice(this.lookBackHead);
+      this.lookBackHead = 0;
+    }
   }
 
   private remember(traceId: string, keep: boolean): void {

@@ -3,7 +3,7 @@
  * exporter writes them) → the few span fields a report needs. OTLP/JSON allows 64-bit integers
  * as strings or numbers, so times and int attributes are read either way.
  */
-import { ATTR_PROFILE_ID } from '../wire.js';
+import { ATTR_HTTP_ROUTE, ATTR_HTTP_STATUS_CODE, ATTR_PROFILE_ID, ATTR_URL_PATH } from '../wire.js';
 
 export interface RunSpan {
   spanId: string;
@@ -49,9 +49,6 @@ interface OtlpRequest {
   resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[];
 }
 
-const ATTR_ROUTE = 'http.route';
-const ATTR_URL_PATH = 'url.path';
-const ATTR_STATUS = 'http.response.status_code';
 /** OTLP Status.code ERROR (trace.proto StatusCode). */
 const STATUS_CODE_ERROR = 2;
 
@@ -92,9 +89,9 @@ function toRunSpan(span: OtlpSpan): RunSpan | string {
     endNs,
     durationNs: endNs > startNs ? Number(endNs - startNs) : 0,
     profileId: stringOf(attributes.get(ATTR_PROFILE_ID))?.toLowerCase(),
-    route: stringOf(attributes.get(ATTR_ROUTE)),
+    route: stringOf(attributes.get(ATTR_HTTP_ROUTE)),
     urlPath: stringOf(attributes.get(ATTR_URL_PATH)),
-    statusCode: intOf(attributes.get(ATTR_STATUS)),
+    statusCode: intOf(attributes.get(ATTR_HTTP_STATUS_CODE)),
     error: span.status?.code === STATUS_CODE_ERROR,
   };
 }
