@@ -103,8 +103,11 @@ export function wrapGuard(onFailure: OnFailure): WrapGuard {
 
 /**
  * Puts the guard into the bundled shimmer before any instrumentation wraps: a failure is warned
- * once per instrumentation. shimmer's own complaints (a function it was asked to wrap is missing
- * in this version of a library) go to debug instead of the app's stderr.
+ * once per instrumentation. An instrumentation whose patch of a whole module throws (the bundle
+ * build wraps InstrumentationBase's calls of `patch`) leaves that module as it came, with one
+ * warning, instead of making the app's `require` or `import` of it throw. shimmer's own complaints
+ * (a function it was asked to wrap is missing in this version of a library) go to debug instead
+ * of the app's stderr.
  */
 export function guardInstrumentations(log: Logger): void {
   const shimmer = otelShimmer();
@@ -112,6 +115,9 @@ export function guardInstrumentations(log: Logger): void {
     wrapGuard((owner, name, error) =>
       log.warnOnce(`wrap-guard:${owner}`, `${owner} failed in its wrapper of ${name}() (${reason(error)}); that call ran without it, the app is not affected`),
     ),
+  );
+  shimmer.setPatchFailed((owner, module, error) =>
+    log.warnOnce(`patch-guard:${owner}:${module}`, `${owner} could not instrument ${module} (${reason(error)}); the app uses it as it is, without spans from it`),
   );
   shimmer.default({ logger: (message) => log.debug(`shimmer: ${message}`) });
 }

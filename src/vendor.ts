@@ -40,6 +40,8 @@ interface Shared {
 interface Shimmer {
   /** The guard (instrumentation-guard.ts), called as `guard(wrapper, original, name, instrumentationName)`. */
   setWrapGuard(guard: (...args: never[]) => unknown): void;
+  /** Where an instrumentation's failed patch of a whole module is reported (it rethrows until set). */
+  setPatchFailed(report: (owner: string, module: string, error: unknown) => void): void;
   /** shimmer's own: where it reports a wrap it could not do (console.error by default). */
   default(options: { logger: (message: string) => void }): void;
 }

@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import path from 'node:path';
 import { type OnFailure, type WrapperFactory, wrapGuard } from '../src/instrumentation-guard.js';
+import { fixture, registerPath, repoRoot, runNode } from './support/child.js';
+import { scratchDirs } from './support/scratch.js';
 
 /** The tests' functions take anything. */
 type Fn = (...args: any[]) => any;
@@ -218,4 +221,21 @@ test('a wrapper that calls the library later, outside the call: nothing is recor
   );
   assert.equal(other.fn(), 'other library');
   assert.equal(other.failures.length, 1);
+});
+
+test("through pyro-run's bundle: an instrumentation whose patch of a module throws leaves the module as it is, one whose wrapper throws stands down; one warning each", async () => {
+  const app = fixture('apps/faulty-instrumentation.cjs');
+  const env = { OTEL_BUNDLE: path.join(repoRoot, 'dist/vendor/otel.cjs') };
+  // Without the agent's guard, shimmer's hooks behave as upstream's: the app's require throws.
+  const bare = runNode([app], { env });
+  await bare.exit();
+  assert.deepEqual(JSON.parse(bare.stdout), { threw: 'TypeError: cannot patch this shape' });
+
+  const guarded = runNode(['--import', registerPath, app], { env: { ...env, PYRO_RUN_OUTPUT_DIR: scratchDirs('pyro-run-guard-').fresh(), PYRO_RUN_QUIET: 'on' } });
+  assert.equal((await guarded.exit()).code, 0, guarded.stderr);
+  assert.deepEqual(JSON.parse(guarded.stdout), ['decoded', 'a%20b', 'c%20d']);
+  assert.deepEqual(guarded.stderr.split('\n').filter((line) => line !== ''), [
+    'pyro-run: warning: faulty-instrumentation could not instrument string_decoder (cannot patch this shape); the app uses it as it is, without spans from it',
+    'pyro-run: warning: faulty-instrumentation failed in its wrapper of escape() (bug in the wrapper); that call ran without it, the app is not affected',
+  ]);
 });

@@ -29,7 +29,18 @@ const HAS_ONCE = 'typeof res?.once === "function"';
  * The guard every wrapper goes through: settable, `wrapper(original, name)` until set. Exported on
  * shimmer's module, which the core bundle exposes as WRAP_GUARD_ENTRY (vendor.ts).
  */
-const GUARD_SLOT = 'let guardWrapper = (wrapper, original, name) => wrapper(original, name);\nexports.setWrapGuard = (guard) => { guardWrapper = guard; };';
+const GUARD_SLOT = [
+  'let guardWrapper = (wrapper, original, name) => wrapper(original, name);',
+  'exports.setWrapGuard = (guard) => { guardWrapper = guard; };',
+  // An instrumentation's patch of a whole module that throws: reported, the module left as it is.
+  'let patchFailed = (owner, module, error) => { throw error; };',
+  'exports.patchFailed = (owner, module, error) => patchFailed(owner, module, error);',
+  'exports.setPatchFailed = (report) => { patchFailed = report; };',
+].join('\n');
+
+/** `patch` run so that its error is reported through shimmer's patchFailed and the module is returned as it came. */
+const guardedPatch = (patch: string, exports: string, module: string) =>
+  `try { return ${patch}; } catch (error) { require_shimmer.patchFailed(this.instrumentationName, ${module}, error); return ${exports}; }`;
 
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   {
@@ -58,6 +69,21 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: 'the same, for a module namespace (ESM)',
         find: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper);',
         replace: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper, this.instrumentationName);',
+      },
+      {
+        why: "an instrumentation's patch of a Node module that throws makes the app's require (or import) of it throw",
+        find: 'return module.patch(exports);',
+        replace: guardedPatch('module.patch(exports)', 'exports', 'module.name'),
+      },
+      {
+        why: 'the same, for a package',
+        find: 'return module.patch(exports, module.moduleVersion);',
+        replace: guardedPatch('module.patch(exports, module.moduleVersion)', 'exports', 'module.name'),
+      },
+      {
+        why: 'the same, for a file of a package',
+        find: 'return file.patch(patchedExports, module.moduleVersion);',
+        replace: guardedPatch('file.patch(patchedExports, module.moduleVersion)', 'patchedExports', 'file.name'),
       },
     ],
   },
