@@ -66,8 +66,8 @@ test('under light load every span is kept, children with their root, and every r
   );
 });
 
-test('under load: at most `perSecond` traces per endpoint and second for each reason, whole; the rest summarised, all counted', () => {
-  const keeper = new SpanKeeper({ perSecond: 2, maxPending: 1000, maxDecided: 1000 });
+test('under load: per endpoint, `burst` traces at once and `perSecond` sustained for each reason, whole; the rest summarised, all counted', () => {
+  const keeper = new SpanKeeper({ perSecond: 2, burst: 2 });
   const kept: ReadableSpan[] = [];
   let offered = 0;
   for (let i = 0; i < 100; i++) {
@@ -84,12 +84,13 @@ test('under load: at most `perSecond` traces per endpoint and second for each re
   const [total] = keeper.totals.list();
   assert.equal(total?.count, 100);
   assert.equal(total?.errors, 10);
-  // The next second keeps again.
-  assert.equal(keeper.take(request(), 6_000).length, 3);
+  // Half a second later the allowance has refilled by one.
+  assert.equal(keeper.take(request(), 5_600).length, 3);
+  assert.equal(keeper.take(request(), 5_601).length, 0);
 });
 
 test('the slow are kept after the fair sample ran out: a root above its endpoint\'s 90th percentile', () => {
-  const keeper = new SpanKeeper({ perSecond: 1, maxPending: 1000, maxDecided: 1000 });
+  const keeper = new SpanKeeper({ perSecond: 1, burst: 1 });
   // 100 fast requests in earlier seconds set the percentile.
   for (let i = 0; i < 100; i++) keeper.take(request({ durationNs: 1e6 }), i * 1000);
   const second = 1_000_000;
@@ -101,7 +102,7 @@ test('the slow are kept after the fair sample ran out: a root above its endpoint
 });
 
 test('a child that ends after its root follows the root\'s decision; a trace\'s two local roots are decided apart', () => {
-  const keeper = new SpanKeeper({ perSecond: 1, maxPending: 1000, maxDecided: 1000 });
+  const keeper = new SpanKeeper({ perSecond: 1, burst: 1 });
   const traceId = id(32);
   const kept = keeper.take([span({ traceId, spanId: 'a'.repeat(16) })], 1_000);
   assert.equal(kept.length, 1);
@@ -125,7 +126,7 @@ test('a child that ends after its root follows the root\'s decision; a trace\'s 
 });
 
 test('children waiting for their root are bounded: the oldest traces\' are summarised; at exit the rest are written', () => {
-  const keeper = new SpanKeeper({ perSecond: 5, maxPending: 4, maxDecided: 100 });
+  const keeper = new SpanKeeper({ maxPending: 4 });
   const waiting = [1, 2, 3].map(() => request().slice(0, 2)).flat(); // 3 traces × 2 children, roots not ended
   assert.deepEqual(keeper.take(waiting, 1_000), []);
   assert.equal(keeper.summarized, 2, 'the oldest trace\'s two children');
@@ -134,7 +135,7 @@ test('children waiting for their root are bounded: the oldest traces\' are summa
 });
 
 test('endpoint totals are exact: count, errors, total, max; p50/p95 within one bucket (≤ 4.4%) of the nearest rank', () => {
-  const keeper = new SpanKeeper({ perSecond: 1, maxPending: 10, maxDecided: 10 });
+  const keeper = new SpanKeeper({ perSecond: 1, burst: 1, maxPending: 10, maxDecided: 10 });
   const durations = Array.from({ length: 1000 }, (_, i) => (i + 1) * 1_000_003);
   for (const [i, durationNs] of durations.entries()) keeper.take([span({ traceId: id(32), durationNs, error: i % 7 === 0 })], 1_000);
   const [total] = keeper.totals.list();
@@ -172,7 +173,7 @@ test('a batch of kept spans too big for the room left splits after the local roo
 });
 
 test('a summarised root that a profile window shows samples of is written after all, alone; the others that ended by then are forgotten', () => {
-  const keeper = new SpanKeeper({ perSecond: 1 });
+  const keeper = new SpanKeeper({ perSecond: 1, burst: 1 });
   const endAt = (ms: number) => (span: ReadableSpan) => Object.assign(span, { endTime: [Math.floor(ms / 1000), (ms % 1000) * 1e6] });
   const requests = Array.from({ length: 5 }, (_, i) => request().map(endAt(1_000_000 + i)));
   for (const spans of requests) keeper.take(spans, 1_000_000_000);
@@ -194,9 +195,20 @@ test('a summarised root that a profile window shows samples of is written after 
 });
 
 test('the look-back is bounded: beyond it the oldest summarised roots are forgotten', () => {
-  const keeper = new SpanKeeper({ perSecond: 1, maxLookBack: 3 });
+  const keeper = new SpanKeeper({ perSecond: 1, burst: 1, maxLookBack: 3 });
   const roots = Array.from({ length: 10 }, () => span({ traceId: id(32) }));
   for (const root of roots) keeper.take([root], 1_000);
   const all = new Set(roots.map((root) => root.spanContext().spanId));
   assert.deepEqual(ids(keeper.sampled((spanId) => all.has(spanId), Number.POSITIVE_INFINITY)), ids(roots.slice(-3)));
+});
+
+test('a burst after a quiet spell is kept whole, up to `burst`; then `perSecond`', () => {
+  const keeper = new SpanKeeper({ perSecond: 10, burst: 50 });
+  let kept = 0;
+  for (let i = 0; i < 80; i++) kept += keeper.take(request(), 1_000 + i).length / 3; // 80 requests in 80 ms
+  assert.equal(kept, 50, 'the burst allowance (80 ms refill less than one more)');
+  // Right after it, sustained: 100 requests a second for 10 s keep 10 a second.
+  let sustained = 0;
+  for (let i = 0; i < 1000; i++) sustained += keeper.take(request(), 1_080 + i * 10).length / 3;
+  assert.ok(sustained >= 99 && sustained <= 101, `${sustained}`);
 });

@@ -9,8 +9,10 @@ import { EndpointTotals, otlpKind } from './endpoint-totals.js';
 const STATUS_ERROR = 2;
 
 export interface KeepingLimits {
-  /** Per endpoint and second, how many local traces are kept for each reason (error, slow, sample). */
+  /** Per endpoint and second, how many local traces are kept for each reason (error, slow, sample), sustained. */
   perSecond: number;
+  /** How many may be kept at once for each reason after a quiet spell: a burst is kept whole. */
+  burst: number;
   /** Spans held while their local root has not ended; beyond, the oldest traces' are summarised. */
   maxPending: number;
   /** Traces whose decision is remembered for spans that end after their root. */
@@ -22,7 +24,7 @@ export interface KeepingLimits {
   maxLookBack: number;
 }
 
-export const DEFAULT_KEEPING: KeepingLimits = { perSecond: 10, maxPending: 20_000, maxDecided: 10_000, maxLookBack: 20_000 };
+export const DEFAULT_KEEPING: KeepingLimits = { perSecond: 10, burst: 100, maxPending: 20_000, maxDecided: 10_000, maxLookBack: 20_000 };
 
 /** What a summarised root keeps of its attributes: what the report reads. */
 const LOOK_BACK_ATTRIBUTES = [ATTR_PROFILE_ID, ATTR_HTTP_ROUTE, ATTR_HTTP_METHOD, ATTR_URL_PATH, ATTR_HTTP_STATUS_CODE];
@@ -74,13 +76,15 @@ const SLOW_PERCENTILE = 90;
 /** Below this many roots an endpoint has no meaningful percentile yet: no root counts as slow. */
 const SLOW_AFTER = 20;
 
-interface Slot {
-  second: number;
+/** An endpoint's allowance: a token bucket per reason, refilled at `perSecond` up to `burst`. */
+interface Allowance {
+  atMs: number;
   errors: number;
   slow: number;
   sample: number;
-  /** The endpoint's SLOW_PERCENTILE, read from its histogram once per second. */
+  /** The endpoint's SLOW_PERCENTILE, read from its histogram at most once a second. */
   slowNs: number;
+  slowAtMs: number;
 }
 
 const hrNs = ([seconds, nanos]: readonly [number, number]): number => seconds * 1e9 + nanos;
@@ -94,9 +98,10 @@ function isLocalRoot(span: ReadableSpan): boolean {
  * Local mode's rule for which spans are written in full (issue 14). Every local root (a span whose
  * parent is not in this process) is counted into EndpointTotals, so counts, errors and percentiles
  * never depend on what is kept. Details are kept per local trace — the root and the spans under it,
- * never a child without its root — per endpoint and second: up to `perSecond` with an error status,
- * up to `perSecond` among the slow (above the endpoint's 90th percentile so far), and the
- * first `perSecond` of the rest, a fair sample over time. Under light load that is everything.
+ * never a child without its root — per endpoint, from three allowances refilled at `perSecond` up
+ * to `burst`: those with an error status, the slow (above the endpoint's 90th percentile so far),
+ * and the rest as they come, a fair sample over time. Under light load, and for bursts up to
+ * `burst`, that is everything.
  * Children end before their root: they wait, bounded, for their root's decision. A summarised
  * root is remembered (bounded) until a profile window that covers its end is written: if samples of
  * the recent windows carry its span ID, it is written after all, alone (`sampled`).
@@ -110,7 +115,7 @@ export class SpanKeeper {
   private pendingCount = 0;
   /** Recent decisions by trace id, oldest first, for spans that end after their root. */
   private readonly decided = new Map<string, boolean>();
-  private readonly slots = new Map<EndpointTotal, Slot>();
+  private readonly allowances = new Map<EndpointTotal, Allowance>();
   /** Summarised roots, oldest first, from `lookBackHead` on (before it: forgotten, cleared). */
   private lookBack: (SummarizedRoot | undefined)[] = [];
   private lookBackHead = 0;
@@ -215,23 +220,31 @@ export class SpanKeeper {
   }
 
   private choose(total: EndpointTotal, durationNs: number, error: boolean, nowMs: number): boolean {
-    const second = Math.floor(nowMs / 1000);
-    let slot = this.slots.get(total);
-    if (slot === undefined || slot.second !== second) {
-      const slowNs = total.count > SLOW_AFTER ? percentileNs(total.histogram, SLOW_PERCENTILE, total.maxNs) : Number.POSITIVE_INFINITY;
-      this.slots.set(total, (slot = { second, errors: 0, slow: 0, sample: 0, slowNs }));
+    const { perSecond, burst } = this.limits;
+    let allowance = this.allowances.get(total);
+    if (allowance === undefined) {
+      allowance = { atMs: nowMs, errors: burst, slow: burst, sample: burst, slowNs: Number.POSITIVE_INFINITY, slowAtMs: Number.NEGATIVE_INFINITY };
+      this.allowances.set(total, allowance);
     }
-    const limit = this.limits.perSecond;
-    if (error && slot.errors < limit) {
-      slot.errors++;
+    const refill = (Math.max(0, nowMs - allowance.atMs) / 1000) * perSecond;
+    allowance.atMs = nowMs;
+    allowance.errors = Math.min(burst, allowance.errors + refill);
+    allowance.slow = Math.min(burst, allowance.slow + refill);
+    allowance.sample = Math.min(burst, allowance.sample + refill);
+    if (nowMs - allowance.slowAtMs >= 1000) {
+      allowance.slowNs = total.count > SLOW_AFTER ? percentileNs(total.histogram, SLOW_PERCENTILE, total.maxNs) : Number.POSITIVE_INFINITY;
+      allowance.slowAtMs = nowMs;
+    }
+    if (error && allowance.errors >= 1) {
+      allowance.errors--;
       return true;
     }
-    if (durationNs > slot.slowNs && slot.slow < limit) {
-      slot.slow++;
+    if (durationNs > allowance.slowNs && allowance.slow >= 1) {
+      allowance.slow--;
       return true;
     }
-    if (slot.sample < limit) {
-      slot.sample++;
+    if (allowance.sample >= 1) {
+      allowance.sample--;
       return true;
     }
     return false;
