@@ -4,9 +4,9 @@ import { untilDeadline } from './deadline.js';
 import type { Destination, FinalData } from './export/destination.js';
 import type { SpanBatcher } from './export/span-batcher.js';
 import { type Logger, reason } from './log.js';
-import type { Profiler } from './profiler.js';
+import type { Profiler } from './profiling/profiler.js';
 import type { Finisher } from './shutdown.js';
-import { WindowHold } from './window-hold.js';
+import { WindowHold } from './profiling/window-hold.js';
 
 export interface AgentParts {
   config: Config;

@@ -10,7 +10,7 @@ import { RemoteDestination } from './export/remote-destination.js';
 import { guardInstrumentations } from './instrumentation-guard.js';
 import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
-import { Profiler } from './profiler.js';
+import { Profiler } from './profiling/profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from './span-link/frame-context.js';
 import { LabelRegistry } from './span-link/labels.js';

@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { after, describe, it } from 'node:test';
 import type { Context } from '@opentelemetry/api';
-import { Profiler } from '../src/profiler.js';
+import { Profiler } from '../src/profiling/profiler.js';
 import { AsyncContextManager } from '../src/context-manager.js';
 import { type FrameSlot, frameLinker } from '../src/span-link/frame-context.js';
 import { LabelRegistry, type SpanLabels } from '../src/span-link/labels.js';

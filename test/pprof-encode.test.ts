@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { encodeInSteps } from '../src/pprof-encode.js';
-import { pprofFormat } from '../src/pprof-format.js';
+import { encodeInSteps } from '../src/profiling/pprof-encode.js';
+import { pprofFormat } from '../src/profiling/pprof-format.js';
 import { runNow, runSliced } from '../src/slices.js';
 import { SpanLabels } from '../src/span-link/labels.js';
-import { buildWindowProfiles } from '../src/window-profile.js';
+import { buildWindowProfiles } from '../src/profiling/window-profile.js';
 import { decodePprof } from './support/pprof-wire.js';
 import { leafWindow } from './support/raw-window.js';
 import { turnsDuring } from './support/turns.js';

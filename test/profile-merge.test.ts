@@ -1,12 +1,12 @@
 /**
- * Thinning a recording's older windows (src/export/profile-merge.ts): two gzipped pprof windows
+ * Thinning a recording's older windows (src/profiling/profile-merge.ts): two gzipped pprof windows
  * become one, read back with the tests' own pprof decoder. Nothing of the time measured is lost;
  * only the labels named go, so samples of one stack and endpoint become one.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { mergeGzippedProfiles } from '../src/export/profile-merge.js';
+import { mergeGzippedProfiles } from '../src/profiling/profile-merge.js';
 import { sampleViewsOf } from './support/pprof-helpers.js';
 import { decodePprof } from './support/pprof-wire.js';
 import { buildPprof, type SampleSpec } from './support/recording.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { mayHaveSourceMaps } from '../src/source-map-scan.js';
+import { mayHaveSourceMaps } from '../src/profiling/source-map-scan.js';
 import { scratchDirs } from './support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-maps-');

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { parseWindowCost, WindowEncoder, windowCostLine, type EncodedProfile } from '../src/export/window-encoder.js';
+import { parseWindowCost, WindowEncoder, windowCostLine, type EncodedProfile } from '../src/profiling/window-encoder.js';
 import { Logger } from '../src/log.js';
-import type { ProfileWindow } from '../src/profiler.js';
+import type { ProfileWindow } from '../src/profiling/profiler.js';
 import { runSliced, type SliceStats } from '../src/slices.js';
 import { leafWindow } from './support/raw-window.js';
 

@@ -22,7 +22,7 @@ import { startSink } from '../lib/sink.mjs';
 import { max, median, percentile } from '../lib/stats.mjs';
 import { num, render, signed } from '../lib/table.mjs';
 import { findWrk, wrk } from '../lib/wrk.mjs';
-import { parseWindowCost } from '../../dist/src/export/window-encoder.js';
+import { parseWindowCost } from '../../dist/src/profiling/window-encoder.js';
 
 const APP = path.join(BENCH, 'apps/express.cjs');
 const PROBE = path.join(BENCH, 'probes/loop-delay.mjs');

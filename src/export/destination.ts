@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { ProfileWindow } from '../profiler.js';
+import type { ProfileWindow } from '../profiling/profiler.js';
 
 /** What is still owed at the very end: the last profile window and the spans not yet batched out. */
 export interface FinalData {

@@ -3,7 +3,7 @@ import { nodeFs } from '../builtins.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { type Config, megabytes, type ProfileType } from '../config.js';
 import { type Logger, reason } from '../log.js';
-import type { ProfileWindow } from '../profiler.js';
+import type { ProfileWindow } from '../profiling/profiler.js';
 import {
   MANIFEST_FILE,
   type Manifest,
@@ -20,12 +20,12 @@ import { LABEL_SPAN_ID, LABEL_TRACE_ID } from '../wire.js';
 import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
 import type { Destination, FinalData } from './destination.js';
 import { describeDiskError, isDiskFull } from './disk-error.js';
-import { mergeGzippedProfiles } from './profile-merge.js';
+import { mergeGzippedProfiles } from '../profiling/profile-merge.js';
 import { createRunFolder } from './run-folder.js';
 import { SpanKeeper } from './span-keeping.js';
 import { pidNamespace } from './run-liveness.js';
 import { TotalCap } from './run-retention.js';
-import { type EncodedProfile, encodeSync, WindowEncoder } from './window-encoder.js';
+import { type EncodedProfile, encodeSync, WindowEncoder } from '../profiling/window-encoder.js';
 
 /** After a full disk, how long windows and spans are dropped (counted) before writing is tried again. */
 const DISK_FULL_PAUSE_MS = 30_000;

@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { ProfileWindow } from '../profiler.js';
+import type { ProfileWindow } from '../profiling/profiler.js';
 import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
 import type { Outgoing } from './outgoing.js';
-import type { EncodedProfile } from './window-encoder.js';
+import type { EncodedProfile } from '../profiling/window-encoder.js';
 
 /** Turns encoded profile windows into `/ingest` uploads: one request per profile type. */
 export class PyroscopeExporter {

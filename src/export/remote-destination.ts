@@ -1,14 +1,14 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config.js';
 import { type Logger, reason } from '../log.js';
-import type { ProfileWindow } from '../profiler.js';
+import type { ProfileWindow } from '../profiling/profiler.js';
 import type { Destination, FinalData } from './destination.js';
 import { sendBeforeExit } from './final-flush.js';
 import type { HttpSender } from './http-sender.js';
 import { otlpRequestBuilder } from './otlp-request.js';
 import { type Outgoing, routeOf } from './outgoing.js';
 import { PyroscopeExporter } from './pyroscope-exporter.js';
-import { encodeSync, prepareEncoder, WindowEncoder } from './window-encoder.js';
+import { encodeSync, prepareEncoder, WindowEncoder } from '../profiling/window-encoder.js';
 import { untilDeadline } from '../deadline.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
-import type { ProfileType } from './config.js';
-import type { SpanLabels } from './span-link/labels.js';
-import { SAMPLE_TYPE_COUNT, SAMPLE_TYPE_CPU, SAMPLE_TYPE_WALL } from './wire.js';
+import type { ProfileType } from '../config.js';
+import type { SpanLabels } from '../span-link/labels.js';
+import { SAMPLE_TYPE_COUNT, SAMPLE_TYPE_CPU, SAMPLE_TYPE_WALL } from '../wire.js';
 
 import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
 

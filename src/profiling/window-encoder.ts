@@ -1,12 +1,12 @@
 import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { nodeZlib } from '../builtins.js';
 import type { ProfileType } from '../config.js';
-import { encodeInSteps } from '../pprof-encode.js';
-import type { ProfileWindow } from '../profiler.js';
+import { encodeInSteps } from './pprof-encode.js';
+import type { ProfileWindow } from './profiler.js';
 import type { Logger } from '../log.js';
 import { nextTurn, runNow, runSliced, type SliceStats } from '../slices.js';
 import { SpanLabels } from '../span-link/labels.js';
-import { buildWindowProfiles } from '../window-profile.js';
+import { buildWindowProfiles } from './window-profile.js';
 
 /** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
 const GZIP = { level: 1 };

@@ -1,12 +1,12 @@
 import { createRequire } from 'node:module';
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { TimeProfile, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
-import type { ProfileType } from './config.js';
+import type { ProfileType } from '../config.js';
 import { Sampler } from './sampler.js';
-import type { FrameSlot } from './span-link/frame-context.js';
-import type { GlobalSlot } from './span-link/slot-context.js';
+import type { FrameSlot } from '../span-link/frame-context.js';
+import type { GlobalSlot } from '../span-link/slot-context.js';
 import { mayHaveSourceMaps } from './source-map-scan.js';
-import { SpanLabels } from './span-link/labels.js';
+import { SpanLabels } from '../span-link/labels.js';
 import type { WindowBuild } from './window-profile.js';
 
 const require = createRequire(import.meta.url);

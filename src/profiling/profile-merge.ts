@@ -1,5 +1,5 @@
 import { nodeZlib } from '../builtins.js';
-import { type PprofFormat, type Profile, pprofFormat } from '../pprof-format.js';
+import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
 
 type Input = NonNullable<ConstructorParameters<PprofFormat['Profile']>[0]>;
 type Each<K extends keyof Input> = NonNullable<Input[K]> extends (infer T)[] ? T : never;

@@ -1,6 +1,6 @@
 import type { TimeProfile, TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import type { ProfileWindow } from './profiler.js';
-import { SpanLabels } from './span-link/labels.js';
+import { SpanLabels } from '../span-link/labels.js';
 
 /**
  * Windows wait for the spans still open at their cut, for at most one flush interval. A span's
