@@ -32,7 +32,7 @@ const PER_TURN = 16;
 async function measure(mode, shape) {
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist/src', file)).href);
   const { otelApi, otelContextAsyncHooks, otelSdkTrace } = await dist('vendor.js');
-  const { Profiler } = await dist('profiler.js');
+  const { Profiler } = await dist('profiling/profiler.js');
   const { LabelRegistry } = await dist('span-link/labels.js');
   const { SpanLinkProcessor } = await dist('span-link/processor.js');
   const { AsyncContextManager } = await dist('context-manager.js');
