@@ -32,7 +32,7 @@ async function measure(mode, perRead) {
   const dist = (file) => import(pathToFileURL(path.join(root, 'dist/src', file)).href);
   const { otelApi, otelSdkTrace } = await dist('vendor.js');
   const { Profiler } = await dist('profiling/profiler.js');
-  const { AsyncContextManager } = await dist('context-manager.js');
+  const { AsyncContextManager } = await dist('tracing/context-manager.js');
   const { LabelRegistry } = await dist('span-link/labels.js');
   const { SpanLinkProcessor } = await dist('span-link/processor.js');
   const { frameLinker } = await dist('span-link/frame-context.js');

@@ -35,7 +35,7 @@ async function measure(mode, shape) {
   const { Profiler } = await dist('profiling/profiler.js');
   const { LabelRegistry } = await dist('span-link/labels.js');
   const { SpanLinkProcessor } = await dist('span-link/processor.js');
-  const { AsyncContextManager } = await dist('context-manager.js');
+  const { AsyncContextManager } = await dist('tracing/context-manager.js');
   const { frameLinker } = await dist('span-link/frame-context.js');
   const { slotLinker } = await dist('span-link/slot-context.js');
   const { trace, context, ROOT_CONTEXT } = otelApi();

@@ -2,7 +2,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Config } from './config.js';
 import { untilDeadline } from './deadline.js';
 import type { Destination, FinalData } from './export/destination.js';
-import type { SpanBatcher } from './export/span-batcher.js';
+import type { SpanBatcher } from './tracing/span-batcher.js';
 import { type Logger, reason } from './log.js';
 import type { Profiler } from './profiling/profiler.js';
 import type { Finisher } from './shutdown.js';

@@ -7,7 +7,7 @@ import type { Destination } from './export/destination.js';
 import { HttpSender } from './export/http-sender.js';
 import { NO_DESTINATION } from './export/no-destination.js';
 import { RemoteDestination } from './export/remote-destination.js';
-import { guardInstrumentations } from './instrumentation-guard.js';
+import { guardInstrumentations } from './tracing/instrumentation-guard.js';
 import { openRecording } from './local-mode.js';
 import { type Logger, reason } from './log.js';
 import { Profiler } from './profiling/profiler.js';
@@ -18,7 +18,7 @@ import type { Linking } from './span-link/linking.js';
 import { SpanLinkProcessor } from './span-link/processor.js';
 import { slotLinker } from './span-link/slot-context.js';
 import type { Started } from './start.js';
-import { startTracing, type Tracing } from './tracing.js';
+import { startTracing, type Tracing } from './tracing/tracing.js';
 
 /** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
 const MAX_QUEUED_UPLOADS = 32;

@@ -1,5 +1,5 @@
 /**
- * AsyncContextManager (src/context-manager.ts) binds functions its own, cheaper way: what an
+ * AsyncContextManager (src/tracing/context-manager.ts) binds functions its own, cheaper way: what an
  * instrumentation sees must be exactly what OTel's own manager gives it — the bound context while
  * the target runs, the call's `this` and arguments, the return value or the exception, the
  * target's `length` — and event emitters keep OTel's binding.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { after, describe, it } from 'node:test';
 import type { Context, ContextManager } from '@opentelemetry/api';
-import { AsyncContextManager } from '../src/context-manager.js';
+import { AsyncContextManager } from '../src/tracing/context-manager.js';
 import { otelApi, otelContextAsyncHooks } from '../src/vendor.js';
 
 const { ROOT_CONTEXT, createContextKey } = otelApi();

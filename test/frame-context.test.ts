@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { after, describe, it } from 'node:test';
 import type { Context } from '@opentelemetry/api';
 import { Profiler } from '../src/profiling/profiler.js';
-import { AsyncContextManager } from '../src/context-manager.js';
+import { AsyncContextManager } from '../src/tracing/context-manager.js';
 import { type FrameSlot, frameLinker } from '../src/span-link/frame-context.js';
 import { LabelRegistry, type SpanLabels } from '../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../src/span-link/processor.js';

@@ -1,12 +1,12 @@
 /**
- * The wrap guard (src/instrumentation-guard.ts): what an instrumentation's wrapper does wrong stays
+ * The wrap guard (src/tracing/instrumentation-guard.ts): what an instrumentation's wrapper does wrong stays
  * ours; what the library does is the app's, exactly. Each case wraps a library function the way
  * shimmer does (`wrapper(original, name)`), through the guard, and calls it as the app would.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import path from 'node:path';
-import { type OnFailure, type WrapperFactory, wrapGuard } from '../src/instrumentation-guard.js';
+import { type OnFailure, type WrapperFactory, wrapGuard } from '../src/tracing/instrumentation-guard.js';
 import { fixture, registerPath, repoRoot, runNode } from './support/child.js';
 import { scratchDirs } from './support/scratch.js';
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { installedFrom, loadInstrumentations, selectInstrumentations } from '../src/instrumentations.js';
+import { installedFrom, loadInstrumentations, selectInstrumentations } from '../src/tracing/instrumentations.js';
 
 const NODE_ITSELF = ['dns', 'http', 'net', 'undici'];
 const has = (...modules: string[]) => (module: string) => modules.includes(module);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { channel } from 'node:diagnostics_channel';
 import { test } from 'node:test';
-import { subscribeSafely } from '../src/library-callbacks.js';
+import { subscribeSafely } from '../src/tracing/library-callbacks.js';
 import { Logger } from '../src/log.js';
 
 test("a subscriber of ours that throws: the publisher goes on, one warning, and it stands down; the channel's other subscribers still hear", async () => {

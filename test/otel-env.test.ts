@@ -1,7 +1,7 @@
 /** The OTEL_* variables the lean trace SDK reads, parsed as @opentelemetry/sdk-node parses them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { detectorsFromEnv, propagatorsFromEnv, samplerFromEnv, spanLimitsFromEnv } from '../src/otel-env.js';
+import { detectorsFromEnv, propagatorsFromEnv, samplerFromEnv, spanLimitsFromEnv } from '../src/tracing/otel-env.js';
 
 describe('samplerFromEnv', () => {
   const cases: { env: Record<string, string>; expected: unknown; problem?: RegExp }[] = [

@@ -1,7 +1,7 @@
 /**
  * Changes pyro-run makes to the OpenTelemetry packages it bundles: fixes where an instrumentation's
  * code makes a library behave differently with the agent than without it, and the hook of the
- * wrap guard (src/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
+ * wrap guard (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
  * file of one package, applied by the bundle build (vendor-bundles.ts); the build fails when a text
  * is not found exactly once, so an upgrade of the package makes someone look at the change again.
  * docs/compatibility.md lists the fixes for upstream.

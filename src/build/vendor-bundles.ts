@@ -26,7 +26,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
-import { INSTRUMENTATION_NAMES } from '../instrumentations.js';
+import { INSTRUMENTATION_NAMES } from '../tracing/instrumentations.js';
 import { type FilePatches, INSTRUMENTATION_PATCHES, patchSource } from './instrumentation-patches.js';
 import { SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, WRAP_GUARD_ENTRY, instrumentationFile } from '../vendor.js';
 

@@ -1,4 +1,4 @@
-import { subscribeSafely } from '../library-callbacks.js';
+import { subscribeSafely } from '../tracing/library-callbacks.js';
 import type { Logger } from '../log.js';
 import type { SampleOwner } from '../span-link/linking.js';
 import { labelsOf, ownReads, tagCommand } from './requests.js';

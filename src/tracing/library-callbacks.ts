@@ -1,4 +1,4 @@
-import { type Logger, reason } from './log.js';
+import { type Logger, reason } from '../log.js';
 
 type Channels = typeof import('node:diagnostics_channel');
 

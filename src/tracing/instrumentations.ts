@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { nodeFs } from './builtins.js';
+import { nodeFs } from '../builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import type { Env } from './config.js';
-import { instrumentationPackage } from './vendor.js';
+import type { Env } from '../config.js';
+import { instrumentationPackage } from '../vendor.js';
 
 /**
  * The instrumentations of @opentelemetry/auto-instrumentations-node, loaded only when the app can

@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { otelContextAsyncHooks } from './vendor.js';
+import { otelContextAsyncHooks } from '../vendor.js';
 
 const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
 const { EventEmitter } = process.getBuiltinModule('node:events') as typeof import('node:events');

@@ -1,21 +1,21 @@
 import { createRequire } from 'node:module';
 import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import { AppOtel } from './app-otel/attach.js';
-import { registered } from './app-otel/globals.js';
-import { TracerSwitch } from './app-otel/tracer-switch.js';
-import type { Config } from './config.js';
+import { AppOtel } from '../app-otel/attach.js';
+import { registered } from '../app-otel/globals.js';
+import { TracerSwitch } from '../app-otel/tracer-switch.js';
+import type { Config } from '../config.js';
 import { AsyncContextManager } from './context-manager.js';
 import { registerEsmHook } from './esm-hook.js';
-import type { Destination } from './export/destination.js';
-import { startFastifyRoutes } from './frameworks/fastify.js';
-import { RouteFromSpans } from './frameworks/routes.js';
-import { SpanBatcher } from './export/span-batcher.js';
+import type { Destination } from '../export/destination.js';
+import { startFastifyRoutes } from '../frameworks/fastify.js';
+import { RouteFromSpans } from '../frameworks/routes.js';
+import { SpanBatcher } from './span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
-import { type Logger, reason } from './log.js';
-import type { LinkContext } from './span-link/linking.js';
+import { type Logger, reason } from '../log.js';
+import type { LinkContext } from '../span-link/linking.js';
 import { diagFromEnv, propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
-import { otelApi, otelInstrumentation, otelSdkTrace } from './vendor.js';
+import { otelApi, otelInstrumentation, otelSdkTrace } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
 

@@ -18,8 +18,8 @@
  * Errors in callbacks an instrumentation creates per call are out of reach here; those found are
  * fixed in the build (instrumentation-patches.ts).
  */
-import { type Logger, reason } from './log.js';
-import { otelShimmer } from './vendor.js';
+import { type Logger, reason } from '../log.js';
+import { otelShimmer } from '../vendor.js';
 
 /** Any function: shimmer wraps whatever a module exports. */
 type AnyFunction = (...args: any[]) => unknown;

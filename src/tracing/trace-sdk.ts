@@ -1,7 +1,7 @@
 import type { TextMapPropagator } from '@opentelemetry/api';
 import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { Env } from './config.js';
-import { otelApi, otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from './vendor.js';
+import type { Env } from '../config.js';
+import { otelApi, otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from '../vendor.js';
 import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
 
 export interface TracerProviderOptions {
