@@ -212,8 +212,7 @@ export class LocalRecorder implements Destination {
     const late = this.keeper.sampled((spanId) => this.recentSampledIds.some((w) => w.ids.has(spanId)), untilMs);
     if (late.length === 0) return;
     this.unwritten.push(...late);
-    this.manifest.counts.summarizedSpans = this.keeper.summarized;
-    this.writeTimer ??= setTimeout(() => this.writeKept(), WRITE_EVERY_MS).unref();
+    this.writeSoon();
   }
 
   /** The run keeps its folder name; the manifest, which the report reads, names the service. */
@@ -227,14 +226,17 @@ export class LocalRecorder implements Destination {
     if (this.broken || this.closed) return;
     this.keep(batch);
     if (this.unwritten.length >= SPANS_PER_FILE || Date.now() - this.lastSpanWriteAt >= WRITE_EVERY_MS) this.writeKept();
-    else this.writeTimer ??= setTimeout(() => this.writeKept(), WRITE_EVERY_MS).unref();
+    else this.writeSoon();
+  }
+
+  /** The queued spans are written within WRITE_EVERY_MS. */
+  private writeSoon(): void {
+    this.writeTimer ??= setTimeout(() => this.writeKept(), WRITE_EVERY_MS).unref();
   }
 
   /** Counts every root of `batch` and queues what the keeping rule chose. */
   private keep(batch: readonly ReadableSpan[]): void {
     for (const span of this.keeper.take(batch, Date.now())) this.unwritten.push(span);
-    this.manifest.counts.summarizedSpans = this.keeper.summarized;
-    this.manifest.endpoints = this.keeper.totals.list();
   }
 
   /** Writes the queued spans as one file, and the manifest with the endpoint totals. */
@@ -368,7 +370,7 @@ export class LocalRecorder implements Destination {
    */
   private makeRoom(bytes: number, evictWindows = true): true | string {
     const { counts, capBytes } = this.manifest;
-    const manifestBytes = Buffer.byteLength(this.manifestText()) + MANIFEST_GROWTH;
+    const manifestBytes = this.manifestRoom();
     const totalRoom = this.total.room(counts.bytes + manifestBytes + bytes) - manifestBytes;
     const byTotal = totalRoom < capBytes;
     const cap = byTotal ? totalRoom : capBytes;
@@ -467,7 +469,7 @@ export class LocalRecorder implements Destination {
   private spanRoom(): { left: number; limit: string } {
     const { counts, capBytes } = this.manifest;
     const share = capBytes * SPAN_SHARE_OF_CAP - this.spanBytes;
-    const run = capBytes - counts.bytes - Buffer.byteLength(this.manifestText()) - MANIFEST_GROWTH;
+    const run = capBytes - counts.bytes - this.manifestRoom();
     return share <= run ? { left: share, limit: `the ${megabytes(capBytes * SPAN_SHARE_OF_CAP)} of its cap that spans may take` } : { left: run, limit: `its ${megabytes(capBytes)} cap` };
   }
 
@@ -476,7 +478,15 @@ export class LocalRecorder implements Destination {
     return this.manifest.counts.bytes + this.manifestBytes;
   }
 
+  /** The room run.json takes: as it would be written now, plus MANIFEST_GROWTH. */
+  private manifestRoom(): number {
+    return Buffer.byteLength(this.manifestText()) + MANIFEST_GROWTH;
+  }
+
+  /** run.json now, with the keeper's totals and count of summarised spans as they stand. */
   private manifestText(): string {
+    this.manifest.counts.summarizedSpans = this.keeper.summarized;
+    this.manifest.endpoints = this.keeper.totals.list();
     return `${JSON.stringify(this.manifest, null, 2)}\n`;
   }
 
