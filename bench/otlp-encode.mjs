@@ -3,7 +3,7 @@
 // A batch of express-shaped spans, made by the SDK as the http and express instrumentations make
 // them (a server span with the http attributes and pyroscope.profile.id, four middleware spans
 // under it), encoded to an OTLP/protobuf request by the SDK's ProtobufTraceSerializer (what
-// OpenTelemetry's OTLP/proto exporter sends) and by ours (src/export/otlp-trace-encode.ts),
+// OpenTelemetry's OTLP/proto exporter sends) and by ours (src/export/otlp/otlp-trace-encode.ts),
 // alternately, in one process. Prints µs per batch and per span, median (min–max) over rounds, and
 // the ratio per round. Checks first that both wrote the same bytes.
 import { createRequire } from 'node:module';
@@ -18,7 +18,7 @@ const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer');
 const { resourceFromAttributes } = require('@opentelemetry/resources');
 const { TracerProvider } = require('@opentelemetry/sdk-trace');
 const api = require('@opentelemetry/api');
-const { encodeTraceRequest } = await import(pathToFileURL(path.join(root, 'dist/src/export/otlp-trace-encode.js')).href);
+const { encodeTraceRequest } = await import(pathToFileURL(path.join(root, 'dist/src/export/otlp/otlp-trace-encode.js')).href);
 
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 7;

@@ -1,5 +1,5 @@
-import { type ProxySettings, readProxies, unusableProxyFor } from './export/proxy.js';
-import { pm2AppName } from './pm2.js';
+import { type ProxySettings, readProxies, unusableProxyFor } from './export/transport/proxy.js';
+import { pm2AppName } from './util/pm2.js';
 import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from './wire.js';
 
 /**
@@ -14,7 +14,7 @@ export type SpanScope = 'root' | 'all';
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type TracesExporter = 'otlp' | 'console' | 'none';
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
-/** What the app does when the pyro-run CLI that started it is killed (see src/lifeline.ts). */
+/** What the app does when the pyro-run CLI that started it is killed (see src/agent/lifeline.ts). */
 export type OrphanedApp = 'stop' | 'keep';
 
 export const PROFILE_TYPES: readonly ProfileType[] = ['cpu', 'wall'];

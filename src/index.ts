@@ -13,7 +13,7 @@
  *   new NodeSDK({ spanProcessors: [pyroscopeSpanProcessor(), new BatchSpanProcessor({ exporter })] })
  */
 import { type Env, SETTINGS, type SettingKey } from './config.js';
-import { start as startFromEnv } from './start.js';
+import { start as startFromEnv } from './agent/start.js';
 
 export type { Config, ProfileType, SpanScope } from './config.js';
 export { SETTINGS } from './config.js';

@@ -1,5 +1,5 @@
 import type { LogLevel } from './config.js';
-import { printable } from './printable.js';
+import { printable } from './util/printable.js';
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 const PREFIX = 'pyro-run:';

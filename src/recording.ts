@@ -3,7 +3,7 @@
  * recorder, read by `pyro-run report`. One definition serves both.
  */
 import type { ProfileType } from './config.js';
-import type { Histogram } from './duration-histogram.js';
+import type { Histogram } from './util/duration-histogram.js';
 
 export const RECORDING_FORMAT = 'pyro-run-recording';
 export const RECORDING_FORMAT_VERSION = 1;

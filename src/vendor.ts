@@ -4,7 +4,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * The OpenTelemetry packages pyro-run runs inside the app, taken from the bundles that
- * `npm run build` writes to dist/vendor/ (src/build/vendor-bundles.ts says why). Every use goes
+ * `npm run build` writes to dist/vendor/ (build/vendor-bundles.ts says why). Every use goes
  * through here, so that there is one copy of each package in the process: also no second copy from
  * the ESM builds these packages ship, which an `import` from our ESM code would load.
  */
@@ -36,7 +36,7 @@ interface Shared {
   [WRAP_GUARD_ENTRY]: Shimmer;
 }
 
-/** What the bundle build adds to shimmer's module (src/build/instrumentation-patches.ts). */
+/** What the bundle build adds to shimmer's module (build/instrumentation-patches.ts). */
 interface Shimmer {
   /** The guard (instrumentation-guard.ts), called as `guard(wrapper, original, name, instrumentationName)`. */
   setWrapGuard(guard: (...args: never[]) => unknown): void;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeDiskError, isDiskFull } from '../src/export/disk-error.js';
+import { describeDiskError, isDiskFull } from '../src/export/local/disk-error.js';
 
 const fsError = (code: string, where = '/data/pyro-run-data') => Object.assign(new Error(`${code}: something, mkdir '${where}'`), { code, path: where });
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readConfig, type Config } from '../src/config.js';
-import { authHeaders, ingestName, ingestRequest, sanitizeAppName, sanitizeLabelValue, serviceNameLabel, type IngestInput } from '../src/export/ingest-request.js';
+import { authHeaders, ingestName, ingestRequest, sanitizeAppName, sanitizeLabelValue, serviceNameLabel, type IngestInput } from '../src/export/pyroscope/ingest-request.js';
 import { basicAuthOf } from './support/basic-auth.js';
 import { goQueryGet, parseGoQuery } from './support/go-query.js';
 import { ingestedLabels, parseName, type ParsedName } from './support/pyroscope-name.js';

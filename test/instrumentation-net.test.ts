@@ -1,5 +1,5 @@
 /**
- * The net instrumentation runs from our bundle with `tls` loaded lazily (src/build/vendor-bundles.ts,
+ * The net instrumentation runs from our bundle with `tls` loaded lazily (build/vendor-bundles.ts,
  * lazyTls): it must still tell TLS sockets from plain ones.
  */
 import assert from 'node:assert/strict';

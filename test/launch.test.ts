@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { appDirs } from '../src/app-dirs.js';
+import { appDirs } from '../src/util/app-dirs.js';
 import { readConfig } from '../src/config.js';
-import { isLauncher, isSkipped } from '../src/launchers.js';
-import { envUnderPm2, pm2AppName } from '../src/pm2.js';
+import { isLauncher, isSkipped } from '../src/util/launchers.js';
+import { envUnderPm2, pm2AppName } from '../src/util/pm2.js';
 
 describe('launchers get no agent', () => {
   const cases: [string, boolean][] = [

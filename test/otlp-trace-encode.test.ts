@@ -10,7 +10,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { TraceState } from '@opentelemetry/core';
-import { encodeTraceRequest } from '../src/export/otlp-trace-encode.js';
+import { encodeTraceRequest } from '../src/export/otlp/otlp-trace-encode.js';
 import { decodeTraceRequestProto } from './support/otlp-decode-proto.js';
 import { OtlpSpanKind } from './support/otlp-types.js';
 

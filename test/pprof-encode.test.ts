@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { encodeInSteps } from '../src/profiling/pprof-encode.js';
 import { pprofFormat } from '../src/profiling/pprof-format.js';
-import { runNow, runSliced } from '../src/slices.js';
+import { runNow, runSliced } from '../src/util/slices.js';
 import { SpanLabels } from '../src/span-link/labels.js';
 import { buildWindowProfiles } from '../src/profiling/window-profile.js';
 import { decodePprof } from './support/pprof-wire.js';

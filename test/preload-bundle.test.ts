@@ -1,5 +1,5 @@
 /**
- * The preload is one file (src/build/preload-bundle.ts): before the app's first line, a process
+ * The preload is one file (build/preload-bundle.ts): before the app's first line, a process
  * with the agent loads dist/register.js and the vendored OpenTelemetry bundles, no module of
  * dist/src/ one by one; and each bundled module still resolves paths from its own file.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { keepOwnUrl } from '../src/build/own-url.js';
+import { keepOwnUrl } from '../build/own-url.js';
 import { fixture, registerPath, repoRoot, runNode } from './support/child.js';
 import { scratchDirs } from './support/scratch.js';
 

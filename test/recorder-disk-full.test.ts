@@ -11,7 +11,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { type ReadableSpan, TracerProvider } from '@opentelemetry/sdk-trace';
 import { readConfig } from '../src/config.js';
-import { LocalRecorder } from '../src/export/local-recorder.js';
+import { LocalRecorder } from '../src/export/local/local-recorder.js';
 import { Logger } from '../src/log.js';
 import { scratchDirs } from './support/scratch.js';
 

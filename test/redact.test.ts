@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readConfig } from '../src/config.js';
 import { Logger } from '../src/log.js';
-import { createRedactor } from '../src/redact.js';
-import { secretValues } from '../src/start.js';
+import { createRedactor } from '../src/util/redact.js';
+import { secretValues } from '../src/agent/start.js';
 
 const M = '[redacted]';
 

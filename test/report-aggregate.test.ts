@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { EndpointTotals } from '../src/export/endpoint-totals.js';
+import { EndpointTotals } from '../src/export/local/endpoint-totals.js';
 import { aggregateRun, type FlameTree, modelRun, processFlameTree, type RunAggregates, spanFlameTree } from '../src/report/aggregate.js';
 import { exitSummary } from '../src/report/exit-summary.js';
 import { latestRun, loadRunSync, resolveRunDir, RunError, type RunErrorCode } from '../src/report/load-run.js';

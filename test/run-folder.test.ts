@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { createRunFolder, ensureFolder } from '../src/export/run-folder.js';
+import { createRunFolder, ensureFolder } from '../src/export/local/run-folder.js';
 import { runFolderName } from '../src/recording.js';
 import { repoRoot } from './support/child.js';
 import { scratchDirs } from './support/scratch.js';
@@ -98,7 +98,7 @@ describe('making a folder fails with the real reason', () => {
   );
 
   it('under /proc it fails at once (Node’s recursive mkdir spins there forever)', { skip: process.platform !== 'linux' && '/proc is Linux’s' }, () => {
-    const module = pathToFileURL(path.join(repoRoot, 'dist/src/export/run-folder.js')).href;
+    const module = pathToFileURL(path.join(repoRoot, 'dist/src/export/local/run-folder.js')).href;
     const script = `import { ensureFolder } from ${JSON.stringify(module)}; try { ensureFolder('/proc/self/pyro-run-test/x'); } catch (e) { console.log(e.code); }`;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
     assert.equal(result.signal, null, 'it returned before the timeout');

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFile
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { RUN_STALE_MS } from '../src/recording.js';
-import { isRunning, type LivenessFacts, pidNamespace, type Vantage } from '../src/export/run-liveness.js';
-import { MAX_FINISHED_RUNS, runsToDelete, TotalCap, type WeighedRun } from '../src/export/run-retention.js';
+import { isRunning, type LivenessFacts, pidNamespace, type Vantage } from '../src/export/local/run-liveness.js';
+import { MAX_FINISHED_RUNS, runsToDelete, TotalCap, type WeighedRun } from '../src/export/local/run-retention.js';
 import { Logger } from '../src/log.js';
 import { writeRecording } from './support/recording.js';
 import { scratchDirs } from './support/scratch.js';

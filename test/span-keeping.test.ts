@@ -1,15 +1,15 @@
 /**
- * Local mode's keeping rule (src/export/span-keeping.ts) and the endpoint totals it feeds: every
+ * Local mode's keeping rule (src/export/local/span-keeping.ts) and the endpoint totals it feeds: every
  * local root counted exactly, details kept per whole local trace by a rule that favours errors and
  * slow requests, never a child without its root.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { bucketOf, bucketUpperNs, percentileNs } from '../src/duration-histogram.js';
-import { MAX_ENDPOINTS, OTHER_ENDPOINT } from '../src/export/endpoint-totals.js';
-import { splitPoint } from '../src/export/local-recorder.js';
-import { SpanKeeper } from '../src/export/span-keeping.js';
+import { bucketOf, bucketUpperNs, percentileNs } from '../src/util/duration-histogram.js';
+import { MAX_ENDPOINTS, OTHER_ENDPOINT } from '../src/export/local/endpoint-totals.js';
+import { splitPoint } from '../src/export/local/local-recorder.js';
+import { SpanKeeper } from '../src/export/local/span-keeping.js';
 
 const SERVER = 1;
 const INTERNAL = 0;

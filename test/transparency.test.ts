@@ -3,13 +3,13 @@
  * without it. Each case runs the real library from node_modules (so the bundled instrumentations
  * hook it) in a process of its own, once bare and once with the preload, and compares what the
  * process observed; the expectation itself is asserted on the bare run, so a case cannot pass by
- * both runs being wrong. The fixes are in src/build/instrumentation-patches.ts; the check against
+ * both runs being wrong. The fixes are in build/instrumentation-patches.ts; the check against
  * the libraries' whole suites is bench/suite-diff.mjs.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { INSTRUMENTATION_PATCHES, patchSource } from '../src/build/instrumentation-patches.js';
+import { INSTRUMENTATION_PATCHES, patchSource } from '../build/instrumentation-patches.js';
 import { fixture, registerPath, repoRoot, runNode } from './support/child.js';
 import { scratchDirs } from './support/scratch.js';
 

@@ -8,7 +8,7 @@ import { it } from 'node:test';
 import { parseWindowCost, WindowEncoder, windowCostLine, type EncodedProfile } from '../src/profiling/window-encoder.js';
 import { Logger } from '../src/log.js';
 import type { ProfileWindow } from '../src/profiling/profiler.js';
-import { runSliced, type SliceStats } from '../src/slices.js';
+import { runSliced, type SliceStats } from '../src/util/slices.js';
 import { leafWindow } from './support/raw-window.js';
 
 /** Steps that each hold the thread for `ms`. */

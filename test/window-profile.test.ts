@@ -10,7 +10,7 @@ import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@data
 import type { Profile as EsmProfile } from 'pprof-format';
 import type { ProfileType } from '../src/config.js';
 import { SpanLabels } from '../src/span-link/labels.js';
-import { runNow, runSliced } from '../src/slices.js';
+import { runNow, runSliced } from '../src/util/slices.js';
 import { buildWindowProfiles, type Profile, type WindowBuild } from '../src/profiling/window-profile.js';
 import { functionNamesOf, labelsOf } from './support/pprof-helpers.js';
 import { decodePprof } from './support/pprof-wire.js';

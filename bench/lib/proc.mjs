@@ -3,7 +3,7 @@
 // Every child is registered until it has exited, so the runner can kill the lot on any failure.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { statFields } from '../../dist/src/proc-stat.js';
+import { statFields } from '../../dist/src/util/proc-stat.js';
 
 const live = new Set();
 

@@ -11,7 +11,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { relaysToItsChild } from '../launchers.js';
+import { relaysToItsChild } from '../util/launchers.js';
 import { isRunning, processesBelow, scriptOf, type ProcessEntry } from './process-tree.js';
 
 /** Between two reads of a few /proc/<pid>/stat files while waiting: short next to a flush, cheap. */

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { statFields } from '../proc-stat.js';
+import { statFields } from '../util/proc-stat.js';
 
 /**
  * A process as /proc showed it. The pid alone does not name it for long: once the process has

@@ -3,7 +3,7 @@
  * word splitting, globbing or `$()` expansion.
  */
 import { spawn, type StdioOptions } from 'node:child_process';
-import { formatLifeline, LIFELINE_ENV, LIFELINE_FD, ownSession } from '../lifeline.js';
+import { formatLifeline, LIFELINE_ENV, LIFELINE_FD, ownSession } from '../agent/lifeline.js';
 import type { Launch } from './argv.js';
 import { ChildTree } from './child-tree.js';
 import { relaySignals, type Outcome } from './signals.js';
@@ -14,7 +14,7 @@ export const EXIT_CANNOT_EXECUTE = 126;
 
 export type RunResult = Outcome | { failed: string; exitCode: number };
 
-/** stdio inherited, nothing in the slots up to the lifeline's, then the lifeline (src/lifeline.ts). */
+/** stdio inherited, nothing in the slots up to the lifeline's, then the lifeline (src/agent/lifeline.ts). */
 function lifelineStdio(): StdioOptions {
   return ['inherit', 'inherit', 'inherit', ...Array<'ignore'>(LIFELINE_FD - 3).fill('ignore'), 'pipe'];
 }

@@ -3,13 +3,12 @@ import type { Config } from '../config.js';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
 import type { Destination, FinalData } from './destination.js';
-import { sendBeforeExit } from './final-flush.js';
-import type { HttpSender } from './http-sender.js';
-import { otlpRequestBuilder } from './otlp-request.js';
-import { type Outgoing, routeOf } from './outgoing.js';
-import { PyroscopeExporter } from './pyroscope-exporter.js';
+import type { HttpSender } from './transport/http-sender.js';
+import { otlpRequestBuilder } from './otlp/otlp-request.js';
+import { type Outgoing, routeOf } from './transport/outgoing.js';
+import { PyroscopeExporter } from './pyroscope/pyroscope-exporter.js';
 import { encodeSync, prepareEncoder, WindowEncoder } from '../profiling/window-encoder.js';
-import { untilDeadline } from '../deadline.js';
+import { untilDeadline } from '../util/deadline.js';
 
 /**
  * The backends: profile windows to Pyroscope's /ingest, span batches to OTLP/HTTP, both through
@@ -93,7 +92,7 @@ export class RemoteDestination implements Destination {
     }
     for (const batch of last.spanBatches) requests.push(...(this.toRequest?.(batch) ?? []));
     if (requests.length === 0) return;
-    const result = sendBeforeExit(requests, deadlineAt);
+    const result = this.sender.sendBeforeExit(requests, deadlineAt);
     this.reportUndelivered(requests, result.failed, result.timedOut);
   }
 

@@ -1,5 +1,5 @@
 import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
-import { varintLength, writeVarint } from '../varint.js';
+import { varintLength, writeVarint } from '../util/varint.js';
 
 /** Samples encoded between two points where the work may be interrupted. */
 const SAMPLES_PER_STEP = 32;

@@ -1,4 +1,4 @@
-import { nodeZlib } from '../builtins.js';
+import { nodeZlib } from '../util/builtins.js';
 import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
 
 type Input = NonNullable<ConstructorParameters<PprofFormat['Profile']>[0]>;

@@ -1,6 +1,6 @@
 import type { Dir } from 'node:fs';
 import path from 'node:path';
-import { nodeFsPromises } from '../builtins.js';
+import { nodeFsPromises } from '../util/builtins.js';
 
 /** Folders the source mapper skips too: dependencies ship their own maps rarely and cost a long walk. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);

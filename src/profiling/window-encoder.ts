@@ -1,10 +1,10 @@
 import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
-import { nodeZlib } from '../builtins.js';
+import { nodeZlib } from '../util/builtins.js';
 import type { ProfileType } from '../config.js';
 import { encodeInSteps } from './pprof-encode.js';
 import type { ProfileWindow } from './profiler.js';
 import type { Logger } from '../log.js';
-import { nextTurn, runNow, runSliced, type SliceStats } from '../slices.js';
+import { nextTurn, runNow, runSliced, type SliceStats } from '../util/slices.js';
 import { SpanLabels } from '../span-link/labels.js';
 import { buildWindowProfiles } from './window-profile.js';
 

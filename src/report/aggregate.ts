@@ -5,7 +5,7 @@
  * comes out (no bigints, ready for JSON). Samples are indexed by their span label once, so the
  * cost grows with samples + spans, not with their product.
  */
-import { percentileNs } from '../duration-histogram.js';
+import { percentileNs } from '../util/duration-histogram.js';
 import type { EndpointTotal } from '../recording.js';
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';

@@ -1,5 +1,5 @@
 /**
- * The summary a recording app prints when it ends (src/local-mode.ts loads this lazily, at exit,
+ * The summary a recording app prints when it ends (src/export/local/local-mode.ts loads this lazily, at exit,
  * where only synchronous work still runs): the endpoint table of its own run.
  */
 import { aggregateRun } from './aggregate.js';

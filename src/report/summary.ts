@@ -3,7 +3,7 @@
  * aligned table, then how much of the profile ran inside spans. Pure: aggregates in, text out.
  */
 import type { RunAggregates, SampleShare } from './aggregate.js';
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 import { formatDuration, formatPercent, truncate } from './format.js';
 
 export interface SummaryOptions {

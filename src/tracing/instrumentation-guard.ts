@@ -2,7 +2,7 @@
  * The rule for the OpenTelemetry instrumentations pyro-run bundles: an error of theirs never
  * reaches the app. Every function an instrumentation replaces goes through shimmer's `wrap`
  * (InstrumentationBase's `_wrap` and `_massWrap`); the bundle build routes that through a guard
- * (src/build/instrumentation-patches.ts) which this module provides.
+ * (build/instrumentation-patches.ts) which this module provides.
  *
  * The app calls the guarded wrapper. The instrumentation's wrapper is handed the library's own
  * function as a pass-through that records whether it ran and how it ended. When the wrapper throws:

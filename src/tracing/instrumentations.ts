@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { nodeFs } from '../builtins.js';
+import { nodeFs } from '../util/builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Env } from '../config.js';
 import { instrumentationPackage } from '../vendor.js';

@@ -10,8 +10,8 @@ import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
-import { HttpSender } from '../../src/export/http-sender.js';
-import type { Outgoing } from '../../src/export/outgoing.js';
+import { HttpSender } from '../../src/export/transport/http-sender.js';
+import type { Outgoing } from '../../src/export/transport/outgoing.js';
 import { Logger } from '../../src/log.js';
 
 interface Seen {

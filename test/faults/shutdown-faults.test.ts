@@ -16,7 +16,7 @@ import { startApp, steadyLoad, workSpans } from './support/app.js';
 const DEADLINE_MS = 10_000;
 /** Nothing is sent before the end: every upload is the final flush's. */
 const ONLY_AT_EXIT = { PYRO_RUN_UPLOAD_TIMEOUT_MS: '5000', PYROSCOPE_FLUSH_INTERVAL_MS: '600000', OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100000', OTEL_BSP_MAX_QUEUE_SIZE: '100000', PYRO_RUN_SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS) };
-/** src/shutdown.ts: a repeat sooner than this is the same keypress. */
+/** src/agent/shutdown.ts: a repeat sooner than this is the same keypress. */
 const DUPLICATE_MS = 500;
 
 test('a second SIGINT during a hung final flush ends the process at once, dying of SIGINT', async (t) => {

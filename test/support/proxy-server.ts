@@ -9,7 +9,7 @@
  *   await proxy.close();
  */
 import path from 'node:path';
-import { basicCredential } from '../../src/basic-auth.js';
+import { basicCredential } from '../../src/util/basic-auth.js';
 import { type Child, repoRoot, runNode } from './child.js';
 import type { ProxiedLine } from './forward-proxy.js';
 import { Waiter } from './waiter.js';

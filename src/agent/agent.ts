@@ -1,0 +1,105 @@
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Config } from '../config.js';
+import { untilDeadline } from '../util/deadline.js';
+import type { Destination, FinalData } from '../export/destination.js';
+import type { SpanBatcher } from '../tracing/span-batcher.js';
+import { type Logger, reason } from '../log.js';
+import type { Profiler } from '../profiling/profiler.js';
+import type { Finisher } from './shutdown.js';
+import { WindowHold } from '../span-link/window-hold.js';
+
+/** What the preload leaves running in the app: the agent (none when it could not start) and its exit hooks. */
+export interface Started {
+  agent: Agent | undefined;
+  config: Config;
+  log: Logger;
+  /** Detaches the exit hooks (programmatic shutdown). */
+  uninstall: () => void;
+}
+
+export interface AgentParts {
+  config: Config;
+  log: Logger;
+  destination: Destination;
+  profiler: Profiler | undefined;
+  /** Our span batcher, when spans go to the destination. */
+  batcher: SpanBatcher | undefined;
+  /** An exporter pipeline we do not own (grpc, console), flushed asynchronously only. */
+  processor: SpanProcessor | undefined;
+  sdk: { shutdown(): Promise<void> } | undefined;
+}
+
+/**
+ * The running pieces inside the app and the two things done with them over time: cut a profile
+ * window every flush interval, and deliver everything owed once at the end. Every entry point
+ * catches its own failures: nothing here may throw into the app.
+ */
+export class Agent implements Finisher {
+  private timer: NodeJS.Timeout | undefined;
+  /** running → flushing (async final flush under way) → done. The sync exit path may take over a flush under way. */
+  private phase: 'running' | 'flushing' | 'done' = 'running';
+  private readonly hold: WindowHold;
+
+  constructor(readonly parts: AgentParts) {
+    this.hold = new WindowHold((window) => parts.destination.profiles(window));
+  }
+
+  startWindows(): void {
+    const { profiler, config } = this.parts;
+    if (!profiler) return;
+    this.timer = setInterval(() => this.exportWindow(), config.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  private exportWindow(): void {
+    const { profiler, log } = this.parts;
+    try {
+      const window = profiler?.cut();
+      if (window) this.hold.add(window);
+      const stuck = profiler?.lastCutStuckSampler ?? 0;
+      const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
+      if (stuck === 2) log.warnOnce('sampler-stuck', message);
+      else if (stuck === 1) log.debug(`${message} (possibly)`);
+    } catch (error) {
+      log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
+    }
+  }
+
+  /**
+   * What is owed at the end: the window held for its spans' names goes to the destination now,
+   * and the last window (sampling stops) and the spans still buffered are returned.
+   */
+  private takeLast(): FinalData {
+    const { profiler, batcher, log, destination } = this.parts;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const held = this.hold.take();
+    if (held) destination.profiles(held);
+    let window;
+    try {
+      window = profiler?.cut(true);
+    } catch (error) {
+      log.warn(`could not collect the last profile window: ${reason(error)}`);
+    }
+    return { window, spanBatches: batcher?.takeBuffered() ?? [] };
+  }
+
+  async finishAsync(deadlineAt: number): Promise<void> {
+    if (this.phase !== 'running') return;
+    this.phase = 'flushing';
+    const { destination, processor, sdk, log } = this.parts;
+    try {
+      await destination.finishAsync(this.takeLast(), deadlineAt);
+      await untilDeadline(Promise.all([processor?.forceFlush(), sdk?.shutdown()]), deadlineAt);
+    } catch (error) {
+      log.debug(`final flush: ${reason(error)}`);
+    }
+    this.phase = 'done';
+  }
+
+  finishSync(deadlineAt: number): void {
+    if (this.phase === 'done') return;
+    this.phase = 'done';
+    this.parts.destination.finishSync(this.takeLast(), deadlineAt);
+  }
+}

@@ -1,0 +1,81 @@
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { Agent, type Started } from './agent.js';
+import { appDirs } from '../util/app-dirs.js';
+import { startClientHooks } from '../clients/index.js';
+import type { Config } from '../config.js';
+import type { Destination } from '../export/destination.js';
+import { HttpSender } from '../export/transport/http-sender.js';
+import { NO_DESTINATION } from '../export/no-destination.js';
+import { RemoteDestination } from '../export/remote-destination.js';
+import { guardInstrumentations } from '../tracing/instrumentation-guard.js';
+import { openRecording } from '../export/local/local-mode.js';
+import { type Logger, reason } from '../log.js';
+import { Profiler } from '../profiling/profiler.js';
+import { installShutdown } from './shutdown.js';
+import { frameLinker } from '../span-link/frame-context.js';
+import { LabelRegistry } from '../span-link/labels.js';
+import type { Linking } from '../span-link/linking.js';
+import { SpanLinkProcessor } from '../span-link/processor.js';
+import { slotLinker } from '../span-link/slot-context.js';
+import { startTracing, type Tracing } from '../tracing/tracing.js';
+
+/** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
+const MAX_QUEUED_UPLOADS = 32;
+
+/**
+ * Starts the parts the config asks for, in the order they depend on each other: ESM hook (before
+ * any app import), sampler (the context manager writes to it), tracing (with the link processor),
+ * then windows and the exit hooks.
+ */
+export function boot(config: Config, log: Logger): Started {
+  const tracingOn = !config.sdkDisabled;
+
+  let profiler: Profiler | undefined;
+  if (config.profiles.length > 0) {
+    try {
+      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel });
+      profiler.start();
+      if (!profiler.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
+      if (config.sourceMaps) {
+        const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
+        profiler.loadSourceMaps(entryDir).then(
+          (maps) => log.debug(`source maps: ${maps} found under ${entryDir}`),
+          (error: unknown) => log.warnOnce('source-maps', `could not read source maps: ${reason(error)}; profiles name the compiled files`),
+        );
+      }
+    } catch (error) {
+      profiler = undefined;
+      log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
+    }
+  }
+  const destination: Destination = config.local
+    ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
+    : new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy }), log);
+  if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
+
+  let tracing: Tracing | undefined;
+  if (tracingOn) {
+    try {
+      guardInstrumentations(log);
+      let linkProcessor: SpanProcessor | undefined;
+      let linking: Linking | undefined;
+      if (profiler?.linksSamples) {
+        const registry = new LabelRegistry();
+        linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
+        const frameSlot = profiler.frameSlot;
+        linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, profiler.globalSlot);
+        startClientHooks(linking.owner, log);
+      }
+      tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
+    } catch (error) {
+      tracing = undefined;
+      log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
+    }
+  }
+
+  const agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processor: tracing?.processor, sdk: tracing?.sdk });
+  agent.startWindows();
+  const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
+  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.frameCarriesContext ?? 'n/a'}`);
+  return { agent, config, log, uninstall };
+}

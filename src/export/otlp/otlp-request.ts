@@ -1,0 +1,79 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Config } from '../../config.js';
+import { otlpJsonTraceSerializer } from '../../vendor.js';
+import { encodeTraceRequest } from './otlp-trace-encode.js';
+import type { Outgoing } from '../transport/outgoing.js';
+
+/** Default OTLP/HTTP traces URL (OTel spec: http://localhost:4318 + /v1/traces). */
+export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
+
+/**
+ * Most bytes of one span export request. What receivers take varies: the collector's OTLP/HTTP
+ * server 20 MiB (confighttp max_request_body_size), OTLP/gRPC receivers 4 MiB (gRPC's default
+ * message limit), and a proxy in front often 1 MiB (nginx's and ingress-nginx's default body
+ * size). An ordinary batch (512 spans of a few hundred bytes) is far below it; a batch that a few
+ * huge spans make larger is split, so a refusal costs only the spans of the request that is too
+ * large, and a span over the bound on its own goes alone.
+ */
+export const MAX_SPAN_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * Serializes spans the way the OTLP/HTTP exporters do, into requests for our sender: protobuf
+ * for `http/protobuf` (our encoder, the SDK serializer's bytes at a fraction of its cost), JSON for
+ * `http/json` (the SDK's own serializer). One request per batch, unless it would exceed
+ * `maxBytes`; see `split`.
+ */
+export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN_REQUEST_BYTES): ((spans: ReadableSpan[]) => Outgoing[]) & { prepare(): void } {
+  const json = traces.protocol === 'http/json';
+  const url = traces.endpoint ?? DEFAULT_TRACES_URL;
+  const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
+  // The JSON serializer is loaded in the app's first turn (RemoteDestination's warm-up), not at the first batch.
+  const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
+  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, what: `${spans.length} ${spans.length === 1 ? 'span' : 'spans'} (${sizeText(body.length)})` });
+  /** Requests for `spans`, each within maxBytes or of one span: halves until they fit. */
+  const within = (spans: ReadableSpan[]): Outgoing[] => {
+    const body = serialize(spans);
+    if (body === undefined) return [];
+    if (body.length <= maxBytes || spans.length === 1) return [request(spans, body)];
+    const half = Math.ceil(spans.length / 2);
+    return [...within(spans.slice(0, half)), ...within(spans.slice(half))];
+  };
+  /**
+   * A batch over the bound: each span over it on its own goes alone, and first — it is the one a
+   * receiver may refuse, and should the queue overflow, the oldest requests are the ones dropped;
+   * the others are packed, in order, into as few requests as fit (sized by encoding each alone,
+   * which overcounts the shared resource and scope a little).
+   */
+  const split = (spans: ReadableSpan[]): Outgoing[] => {
+    const alone: ReadableSpan[][] = [];
+    const packed: ReadableSpan[][] = [];
+    let group: ReadableSpan[] = [];
+    let groupBytes = 0;
+    for (const span of spans) {
+      const size = serialize([span])?.length ?? 0;
+      if (size > maxBytes) {
+        alone.push([span]);
+        continue;
+      }
+      if (group.length > 0 && groupBytes + size > maxBytes) {
+        packed.push(group);
+        group = [];
+        groupBytes = 0;
+      }
+      group.push(span);
+      groupBytes += size;
+    }
+    if (group.length > 0) packed.push(group);
+    return [...alone, ...packed].flatMap(within);
+  };
+  const build = (spans: ReadableSpan[]): Outgoing[] => {
+    const body = serialize(spans);
+    if (body === undefined) return [];
+    return body.length <= maxBytes || spans.length === 1 ? [request(spans, body)] : split(spans);
+  };
+  return Object.assign(build, { prepare: () => void (json && otlpJsonTraceSerializer()) });
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
