@@ -43,7 +43,7 @@ async function measure(mode, perRead) {
   const profiler = new Profiler({ types: ['cpu', 'wall'], samplingIntervalMicros: 10_000, flushIntervalMs: 15_000, traceIdLabel: false });
   profiler.start();
   const registry = new LabelRegistry();
-  const linking = profiler.frameSlot ? frameLinker(registry, profiler.frameSlot) : slotLinker(registry, profiler.globalSlot);
+  const linking = profiler.time.frameSlot ? frameLinker(registry, profiler.time.frameSlot) : slotLinker(registry, profiler.time.globalSlot);
   const manager = new AsyncContextManager();
   linking.linkContext(manager);
   context.setGlobalContextManager(manager.enable());

@@ -1,4 +1,5 @@
 import { type ProxySettings, readProxies, unusableProxyFor } from './export/transport/proxy.js';
+import { isProfileType, PROFILE_TYPE_NAMES, type ProfileType } from './profiling/profile-types.js';
 import { pm2AppName } from './util/pm2.js';
 import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from './wire.js';
 
@@ -9,7 +10,7 @@ import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } fr
  * to the default, so the app always runs.
  */
 
-export type ProfileType = 'cpu' | 'wall';
+export type { ProfileType };
 export type SpanScope = 'root' | 'all';
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type TracesExporter = 'otlp' | 'console' | 'none';
@@ -17,7 +18,6 @@ export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 /** What the app does when the pyro-run CLI that started it is killed (see src/agent/lifeline.ts). */
 export type OrphanedApp = 'stop' | 'keep';
 
-export const PROFILE_TYPES: readonly ProfileType[] = ['cpu', 'wall'];
 const SPAN_SCOPES: readonly SpanScope[] = ['root', 'all'];
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const TRACES_EXPORTERS: readonly TracesExporter[] = ['otlp', 'console', 'none'];
@@ -245,10 +245,10 @@ function parseProfiles(raw: string): Parsed<ProfileType[]> {
   if (words.length === 1 && words[0] === 'none') return ok([]);
   const out: ProfileType[] = [];
   for (const word of words) {
-    if (!PROFILE_TYPES.includes(word as ProfileType)) return bad(`unknown profile type "${word}" (known: ${PROFILE_TYPES.join(', ')}, or none)`);
-    if (!out.includes(word as ProfileType)) out.push(word as ProfileType);
+    if (!isProfileType(word)) return bad(`unknown profile type "${word}" (known: ${PROFILE_TYPE_NAMES.join(', ')}, or none)`);
+    if (!out.includes(word)) out.push(word);
   }
-  if (out.length === 0) return bad(`must list profile types (${PROFILE_TYPES.join(', ')}) or be none`);
+  if (out.length === 0) return bad(`must list profile types (${PROFILE_TYPE_NAMES.join(', ')}) or be none`);
   return ok(out);
 }
 

@@ -9,7 +9,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import { labelsOf, ownReads, tagCommand, wrapMethod } from '../src/clients/requests.js';
-import { type FrameSlot, frameLinker } from '../src/span-link/frame-context.js';
+import type { FrameSlot } from '../src/profiling/sampler.js';
+import { frameLinker } from '../src/span-link/frame-context.js';
 import { LabelRegistry, SpanLabels } from '../src/span-link/labels.js';
 import type { Linking } from '../src/span-link/linking.js';
 import { slotLinker } from '../src/span-link/slot-context.js';
@@ -22,7 +23,7 @@ const linkers: [string, () => { linking: Linking; sampled: () => SpanLabels | un
     'frames (AsyncContextFrame)',
     () => {
       const key = new AsyncLocalStorage<object | undefined>();
-      const slot: FrameSlot = { key, holder: (l) => ({ labels: l }) };
+      const slot: FrameSlot = { key, holder: (l) => ({ labels: l as SpanLabels }) };
       return { linking: frameLinker(new LabelRegistry(), slot), sampled: () => (key.getStore() as { labels: SpanLabels } | undefined)?.labels };
     },
   ],
@@ -30,7 +31,7 @@ const linkers: [string, () => { linking: Linking; sampled: () => SpanLabels | un
     'global slot (no AsyncContextFrame)',
     () => {
       let slotValue: SpanLabels | undefined;
-      return { linking: slotLinker(new LabelRegistry(), { set: (l) => (slotValue = l) }), sampled: () => slotValue };
+      return { linking: slotLinker(new LabelRegistry(), { set: (l) => (slotValue = l as SpanLabels | undefined) }), sampled: () => slotValue };
     },
   ],
 ];

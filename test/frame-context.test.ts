@@ -12,7 +12,8 @@ import { after, describe, it } from 'node:test';
 import type { Context } from '@opentelemetry/api';
 import { Profiler } from '../src/profiling/profiler.js';
 import { AsyncContextManager } from '../src/tracing/context-manager.js';
-import { type FrameSlot, frameLinker } from '../src/span-link/frame-context.js';
+import type { FrameSlot } from '../src/profiling/sampler.js';
+import { frameLinker } from '../src/span-link/frame-context.js';
 import { LabelRegistry, type SpanLabels } from '../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../src/span-link/processor.js';
 import { otelApi, otelSdkTrace } from '../src/vendor.js';
@@ -25,7 +26,7 @@ function countingSlot() {
   const slot: FrameSlot = {
     key: new AsyncLocalStorage<object | undefined>(),
     holder: (labels) => {
-      const holder = { labels };
+      const holder = { labels: labels as SpanLabels };
       made.push(holder);
       return holder;
     },
@@ -157,7 +158,7 @@ describe('frameLinker', () => {
     const gc = runInNewContext('gc') as () => void;
     const profiler = new Profiler({ types: ['cpu', 'wall'], samplingIntervalMicros: 10_000, flushIntervalMs: 60_000, traceIdLabel: false });
     profiler.start();
-    const slot = profiler.frameSlot;
+    const slot = profiler.time?.frameSlot;
     assert.ok(slot, 'AsyncContextFrame is on in this Node');
     const { registry, start, teardown } = setup(slot);
     // In a function of its own: an async function's saved registers could keep the last span.

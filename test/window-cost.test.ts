@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import { parseWindowCost, WindowEncoder, windowCostLine, type EncodedProfile } from '../src/profiling/window-encoder.js';
 import { Logger } from '../src/log.js';
 import type { ProfileWindow } from '../src/profiling/profiler.js';
+import { timePart } from '../src/profiling/time-profile.js';
 import { runSliced, type SliceStats } from '../src/util/slices.js';
 import { leafWindow } from './support/raw-window.js';
 
@@ -41,8 +42,7 @@ it('the encoder logs one line per window with its cut, slices and size, which pa
     from: 1_700_000_000_000,
     until: 1_700_000_015_000,
     cutMs: 2.25,
-    raw: leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 })),
-    build: { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false },
+    parts: [timePart(leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 })), { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false })],
   };
   const encoded = await new Promise<EncodedProfile[]>((resolve, reject) => encoder.encode(window, (_, profiles) => resolve(profiles), reject));
 

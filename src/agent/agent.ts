@@ -56,7 +56,7 @@ export class Agent implements Finisher {
     try {
       const window = profiler?.cut();
       if (window) this.hold.add(window);
-      const stuck = profiler?.lastCutStuckSampler ?? 0;
+      const stuck = profiler?.time?.stuckAtLastCut ?? 0;
       const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
       if (stuck === 2) log.warnOnce('sampler-stuck', message);
       else if (stuck === 1) log.debug(`${message} (possibly)`);

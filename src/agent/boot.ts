@@ -6,14 +6,15 @@ import type { Config } from '../config.js';
 import type { Destination } from '../export/destination.js';
 import { HttpSender } from '../export/transport/http-sender.js';
 import { NO_DESTINATION } from '../export/no-destination.js';
-import { RemoteDestination } from '../export/remote-destination.js';
+import { remoteUpstreams } from '../export/remote-upstreams.js';
+import { Uploads } from '../export/uploads.js';
 import { guardInstrumentations } from '../tracing/instrumentation-guard.js';
 import { openRecording } from '../export/local/local-mode.js';
 import { type Logger, reason } from '../log.js';
 import { Profiler } from '../profiling/profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from '../span-link/frame-context.js';
-import { LabelRegistry } from '../span-link/labels.js';
+import { LabelRegistry, spanOfSample } from '../span-link/labels.js';
 import type { Linking } from '../span-link/linking.js';
 import { SpanLinkProcessor } from '../span-link/processor.js';
 import { slotLinker } from '../span-link/slot-context.js';
@@ -21,6 +22,13 @@ import { startTracing, type Tracing } from '../tracing/tracing.js';
 
 /** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
 const MAX_QUEUED_UPLOADS = 32;
+
+/** The remote destination: every upstream the config names, through one sender. */
+function uploads(config: Config, log: Logger): Destination {
+  const sender = new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy });
+  const upstreams = remoteUpstreams(config, (request) => sender.enqueue(request), log);
+  return new Uploads(sender, upstreams, log, { shutdownTimeoutMs: config.shutdownTimeoutMs, proxy: config.proxy });
+}
 
 /**
  * Starts the parts the config asks for, in the order they depend on each other: ESM hook (before
@@ -33,9 +41,9 @@ export function boot(config: Config, log: Logger): Started {
   let profiler: Profiler | undefined;
   if (config.profiles.length > 0) {
     try {
-      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel });
+      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros) });
       profiler.start();
-      if (!profiler.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
+      if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
       if (config.sourceMaps) {
         const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
         profiler.loadSourceMaps(entryDir).then(
@@ -50,7 +58,7 @@ export function boot(config: Config, log: Logger): Started {
   }
   const destination: Destination = config.local
     ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
-    : new RemoteDestination(config, new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy }), log);
+    : uploads(config, log);
   if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;
@@ -59,11 +67,12 @@ export function boot(config: Config, log: Logger): Started {
       guardInstrumentations(log);
       let linkProcessor: SpanProcessor | undefined;
       let linking: Linking | undefined;
-      if (profiler?.linksSamples) {
+      const time = profiler?.time;
+      if (time?.linksSamples) {
         const registry = new LabelRegistry();
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
-        const frameSlot = profiler.frameSlot;
-        linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, profiler.globalSlot);
+        const frameSlot = time.frameSlot;
+        linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, time.globalSlot);
         startClientHooks(linking.owner, log);
       }
       tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
@@ -76,6 +85,6 @@ export function boot(config: Config, log: Logger): Started {
   const agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processor: tracing?.processor, sdk: tracing?.sdk });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
-  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.frameCarriesContext ?? 'n/a'}`);
+  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);
   return { agent, config, log, uninstall };
 }

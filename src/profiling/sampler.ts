@@ -40,6 +40,20 @@ export interface SamplerOptions {
   useFrame: boolean;
 }
 
+/** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
+export interface FrameSlot {
+  /** The key the sampler looks its holder up under in the current async frame. */
+  readonly key: AsyncLocalStorage<object | undefined>;
+  /** An object the sampler reads `value` from when it finds it under `key`; undefined when not sampling. */
+  holder(value: object): object | undefined;
+}
+
+/** The sampler's one global context slot (no AsyncContextFrame). */
+export interface GlobalSlot {
+  /** Points the slot at `value` from now on. */
+  set(value: object | undefined): void;
+}
+
 /** One running sampler: start once, cut with `stop(true)`, end with `stop(false)`. */
 export class Sampler {
   private native: NativeTimeProfiler | undefined;

@@ -5,8 +5,9 @@ import { encodeInSteps } from './pprof-encode.js';
 import type { ProfileWindow } from './profiler.js';
 import type { Logger } from '../log.js';
 import { nextTurn, runNow, runSliced, type SliceStats } from '../util/slices.js';
-import { SpanLabels } from '../span-link/labels.js';
-import { buildWindowProfiles } from './window-profile.js';
+import { buildWindow } from './profile-window.js';
+import { timePart } from './time-profile.js';
+import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
 /** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
 const GZIP = { level: 1 };
@@ -92,7 +93,7 @@ export function parseWindowCost(line: string): WindowCost | undefined {
 }
 
 /**
- * Readies the encoding ahead of the first window (RemoteDestination's warm-up, in the app's first
+ * Readies the encoding ahead of the first window (the uploads' warm-up, uploads.ts, in the app's first
  * turns): zlib loaded, and the whole path run once on a window of two samples, one of them in a
  * span, so that the first real window's code is not parsed and compiled in the middle of the
  * app's traffic (measured: the first flush paused the event loop about twice as long as the later
@@ -105,9 +106,8 @@ export function prepareEncoder(): void {
   });
 }
 
-/** Ended, so that the warm-up holds no span object; its samples take the labelled path of every real window. */
-const WARM_UP_LABELS = new SpanLabels('0000000000000001', '00000000000000000000000000000001', { name: 'warm-up' });
-WARM_UP_LABELS.ended('warm-up', 0);
+/** One of the warm-up's samples is labelled, so it takes the labelled path of every real window. */
+const WARM_UP_LABELS = { toLabels: () => ({ [LABEL_SPAN_ID]: '0000000000000001', [LABEL_SPAN_NAME]: 'warm-up' }) };
 const WARM_UP_NODE: TimeProfileNode = {
   name: 'warm-up',
   scriptName: '',
@@ -122,13 +122,12 @@ const WARM_UP: ProfileWindow = {
   from: 0,
   until: 1,
   cutMs: 0,
-  raw: {
-    startTime: 0,
-    endTime: 1000,
-    hasCpuTime: true,
-    topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] },
-  },
-  build: { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: ({ context }) => (context === WARM_UP_LABELS ? WARM_UP_LABELS : undefined), traceIdLabel: false },
+  parts: [
+    timePart(
+      { startTime: 0, endTime: 1000, hasCpuTime: true, topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] } },
+      { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: ({ context }) => (context === WARM_UP_LABELS ? WARM_UP_LABELS : undefined), traceIdLabel: false },
+    ),
+  ],
 };
 
 /**
@@ -138,7 +137,7 @@ const WARM_UP: ProfileWindow = {
  */
 async function encodeAsync(window: ProfileWindow, stats?: SliceStats): Promise<EncodedProfile[]> {
   await nextTurn();
-  const profiles = await runSliced(buildWindowProfiles(window.raw, window.from, window.build), SLICE_MS, stats);
+  const profiles = await runSliced(buildWindow(window), SLICE_MS, stats);
   const out: EncodedProfile[] = [];
   for (const [type, profile] of profiles) {
     if (profile.sample.length === 0) continue;
@@ -151,7 +150,7 @@ async function encodeAsync(window: ProfileWindow, stats?: SliceStats): Promise<E
 /** The same at exit, where the loop no longer turns: the same steps, run through in one go. */
 export function encodeSync(window: ProfileWindow): EncodedProfile[] {
   const out: EncodedProfile[] = [];
-  for (const [type, profile] of runNow(buildWindowProfiles(window.raw, window.from, window.build))) {
+  for (const [type, profile] of runNow(buildWindow(window))) {
     if (profile.sample.length === 0) continue;
     out.push({ type, body: nodeZlib().gzipSync(runNow(encodeInSteps(profile)), GZIP) });
   }

@@ -1,22 +1,15 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
+import type { FrameSlot } from '../profiling/sampler.js';
 import { otelApi } from '../vendor.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
-
-/** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
-export interface FrameSlot {
-  /** The key the sampler looks its holder up under in the current async frame. */
-  readonly key: AsyncLocalStorage<object | undefined>;
-  /** An object the sampler reads `labels` from when it finds it under `key`; undefined when not sampling. */
-  holder(labels: SpanLabels): object | undefined;
-}
 
 type With = ContextManager['with'];
 type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]) => unknown;
 
 /**
- * Linking with AsyncContextFrame (reference §3): whatever context manager runs — ours, or the one
+ * Linking with AsyncContextFrame (Node 24+; @datadog/pprof's sampler reads the context it keeps under a key of ours, its `useCPED` option): whatever context manager runs — ours, or the one
  * the app's own OpenTelemetry SDK registered — keeps its context under its own key, untouched, and
  * the sampler's frame key is kept pointing at the holder of the active span's labels. The key
  * changes only when the labels do, which in a request is when its local root is entered from

@@ -110,3 +110,19 @@ export class LabelRegistry {
     return span === undefined ? undefined : this.get(span);
   }
 }
+
+/**
+ * How far a sample's timestamp (V8's tick, converted to the epoch at each cut) may fall after the
+ * end the SDK recorded for its span, though taken before it: the SDKs time spans with Date.now()
+ * (millisecond steps) or performance.timeOrigin (off by milliseconds per process). Measured here
+ * up to ~5 ms (an app on OpenTelemetry JS 2.x, test/own-otel-v2.test.ts); a sample later than this
+ * past its span's end is not the span's (SpanLabels.covers).
+ */
+const CLOCK_SKEW_MICROS = 10_000;
+
+/** The sampler's question "whose sample is this?", answered from the context it recorded: the span's labels, if the span still covered the sample. */
+export function spanOfSample(samplingIntervalMicros: number): (sample: { context?: unknown; timestamp: bigint | number }) => SpanLabels | undefined {
+  const grace = Math.max(samplingIntervalMicros, CLOCK_SKEW_MICROS);
+  // Sample timestamps are epoch microseconds; a span's end is the SDK's own clock reading.
+  return ({ context, timestamp }) => (context instanceof SpanLabels && context.covers(Number(timestamp), grace) ? context : undefined);
+}

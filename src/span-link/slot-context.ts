@@ -1,21 +1,16 @@
 import { createHook } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
+import type { GlobalSlot } from '../profiling/sampler.js';
 import { otelApi } from '../vendor.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
-/** The sampler's one context slot, where there is no AsyncContextFrame to carry it. */
-export interface GlobalSlot {
-  /** Points the slot at `labels` from now on. */
-  set(labels: SpanLabels | undefined): void;
-}
-
 type With = ContextManager['with'];
 
 /**
- * Linking without AsyncContextFrame (Node 22 without `--experimental-async-context-frame`;
- * reference §3): the sampler reads one global slot, so the slot must follow the context manager by
- * hand — ours, or the one the app's own OpenTelemetry SDK registered, whose `with` and `attach` are
+ * Linking without AsyncContextFrame (Node 22 without `--experimental-async-context-frame`): the
+ * sampler reads one global slot (@datadog/pprof time-profiler.js `setContext`), so the slot must
+ * follow the context manager by hand — ours, or the one the app's own OpenTelemetry SDK registered, whose `with` and `attach` are
  * wrapped on the instance. The slot is set when a context is entered and restored when it is left,
  * re-set before every async callback runs (an async_hooks `before` hook, reading the manager linked
  * last, the one in charge) and cleared after it, so samples taken between callbacks carry no stale

@@ -1,5 +1,4 @@
-import type { TimeProfile, TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
-import type { ProfileWindow } from '../profiling/profiler.js';
+import type { ProfileWindow } from '../profiling/profile-window.js';
 import { SpanLabels } from './labels.js';
 
 /**
@@ -19,7 +18,7 @@ export class WindowHold {
   /** A window was cut: the one held before it goes now, this one once its open spans have ended. */
   add(window: ProfileWindow): void {
     this.release();
-    const open = openSpansOf(window.raw);
+    const open = openSpansOf(window);
     if (open.size === 0) {
       this.send(window);
       return;
@@ -51,14 +50,12 @@ export class WindowHold {
 }
 
 /** The spans the window's samples belong to that have not ended. */
-function openSpansOf(raw: TimeProfile): Set<SpanLabels> {
+function openSpansOf(window: ProfileWindow): Set<SpanLabels> {
   const open = new Set<SpanLabels>();
-  const pending: TimeProfileNode[] = [raw.topDownRoot];
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    for (const { context } of node.contexts ?? []) {
+  for (const part of window.parts) {
+    for (const context of part.contexts?.() ?? []) {
       if (context instanceof SpanLabels && context.endedAtMicros === undefined) open.add(context);
     }
-    for (const child of node.children as TimeProfileNode[]) pending.push(child);
   }
   return open;
 }

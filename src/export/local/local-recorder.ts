@@ -108,8 +108,7 @@ export class LocalRecorder implements Destination {
   private unwritten: ReadableSpan[] = [];
   private writeTimer: NodeJS.Timeout | undefined;
   private lastSpanWriteAt = Number.NEGATIVE_INFINITY;
-  /** Span IDs each window's samples are labelled with, noted as it is encoded; those of the windows written lately. */
-  private readonly sampledIds = new WeakMap<ProfileWindow, Set<string>>();
+  /** Span IDs the samples of the windows written lately are labelled with. */
   private recentSampledIds: { untilMs: number; ids: ReadonlySet<string> }[] = [];
   /** Size of run.json as last written: it is part of what the run holds on disk. */
   private manifestBytes = 0;
@@ -170,7 +169,7 @@ export class LocalRecorder implements Destination {
       return;
     }
     this.encoder.encode(
-      this.watched(window),
+      window,
       (encoded, profiles) =>
         this.guard(() => {
           this.writeWindow(encoded, profiles);
@@ -180,23 +179,11 @@ export class LocalRecorder implements Destination {
     );
   }
 
-  /** `window`, noting as it is encoded the span IDs its samples are labelled with (sampledIds). */
-  private watched(window: ProfileWindow): ProfileWindow {
+  /** The span IDs a window's samples were labelled with, once it is built. */
+  private static sampledIdsOf(window: ProfileWindow): Set<string> {
     const ids = new Set<string>();
-    const { spanOf } = window.build;
-    const watched: ProfileWindow = {
-      ...window,
-      build: {
-        ...window.build,
-        spanOf: (context) => {
-          const labels = spanOf(context);
-          if (labels) ids.add(labels.spanId);
-          return labels;
-        },
-      },
-    };
-    this.sampledIds.set(watched, ids);
-    return watched;
+    for (const part of window.parts) for (const labels of part.labelled ?? []) ids.add(labels.toLabels(false)[LABEL_SPAN_ID]!);
+    return ids;
   }
 
   /**
@@ -206,7 +193,7 @@ export class LocalRecorder implements Destination {
    * up to a span batch's delay after it ended, possibly windows later.
    */
   private keepSampled(windows: readonly ProfileWindow[], untilMs: number): void {
-    for (const window of windows) this.recentSampledIds.push({ untilMs: window.until, ids: this.sampledIds.get(window) ?? new Set() });
+    for (const window of windows) this.recentSampledIds.push({ untilMs: window.until, ids: LocalRecorder.sampledIdsOf(window) });
     const newest = Math.max(...this.recentSampledIds.map((w) => w.untilMs));
     this.recentSampledIds = this.recentSampledIds.filter((w) => w.untilMs >= newest - SAMPLED_IDS_KEPT_MS);
     const late = this.keeper.sampled((spanId) => this.recentSampledIds.some((w) => w.ids.has(spanId)), untilMs);
@@ -267,10 +254,7 @@ export class LocalRecorder implements Destination {
     clearInterval(this.heartbeat);
     this.guard(() => {
       const windows = this.encoder.takePendingSync();
-      if (last.window) {
-        const watched = this.watched(last.window);
-        windows.push([watched, encodeSync(watched)]);
-      }
+      if (last.window) windows.push([last.window, encodeSync(last.window)]);
       for (const [window, profiles] of windows) this.writeWindow(window, profiles);
       for (const batch of last.spanBatches) this.keep(batch);
       this.keepSampled(

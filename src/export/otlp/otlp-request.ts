@@ -27,7 +27,7 @@ export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN
   const json = traces.protocol === 'http/json';
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
   const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
-  // The JSON serializer is loaded in the app's first turn (RemoteDestination's warm-up), not at the first batch.
+  // The JSON serializer is loaded in the app's first turn (the uploads' warm-up, uploads.ts), not at the first batch.
   const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
   const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, what: `${spans.length} ${spans.length === 1 ? 'span' : 'spans'} (${sizeText(body.length)})` });
   /** Requests for `spans`, each within maxBytes or of one span: halves until they fit. */

@@ -294,7 +294,7 @@ export class HttpSender {
     }
   }
 
-  /** Loads the HTTP client now (see RemoteDestination's warm-up) instead of at the first upload. */
+  /** Loads the HTTP client now (see the uploads' warm-up, uploads.ts) instead of at the first upload. */
   prepare(): void {
     this.getDispatcher();
   }

@@ -1,25 +1,41 @@
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
-import type { ProfileType } from '../config.js';
-import type { SpanLabels } from '../span-link/labels.js';
-import { SAMPLE_TYPE_COUNT, SAMPLE_TYPE_CPU, SAMPLE_TYPE_WALL } from '../wire.js';
-
-import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
+import type { PprofFormat } from './pprof-format.js';
+import { PprofTables, type StackFrame, stackOf } from './pprof-tables.js';
+import { PROFILE_TYPES, type ProfileType } from './profile-types.js';
+import type { Profile, SampleLabels, WindowPart } from './profile-window.js';
 
 export type { Profile };
 type Label = InstanceType<PprofFormat['Label']>;
+type Sample = InstanceType<PprofFormat['Sample']>;
 
 /** How the samples of one window are turned into pprof. */
-export interface WindowBuild {
+export interface TimeBuild {
   /** The sampling interval asked for (µs); the real mean interval is recomputed from the window. */
   intervalMicros: number;
-  /** Which profiles to make. */
+  /** Which profiles to make (cpu, wall). */
   types: readonly ProfileType[];
-  /** The span a sample belongs to, from the context the sampler recorded with it; undefined for none. */
-  spanOf(context: TimeProfileNodeContext): SpanLabels | undefined;
+  /** Who a sample belongs to, from the context the sampler recorded with it; undefined for no one. */
+  spanOf(context: TimeProfileNodeContext): SampleLabels | undefined;
   traceIdLabel: boolean;
-  /** Maps compiled frames back to their sources (TypeScript file and line), when the app has maps. */
-  sourceMapper?: SourceMapper | undefined;
+}
+
+/** The time sampler's part of a window: its raw tree, built into the CPU and wall pprof later. */
+export function timePart(raw: TimeProfile, build: TimeBuild): WindowPart {
+  const labelled = new Set<SampleLabels>();
+  return {
+    build: (from, sourceMapper) => buildTimeProfiles(raw, from, build, sourceMapper, labelled),
+    contexts: () => contextsOf(raw),
+    labelled,
+  };
+}
+
+function* contextsOf(raw: TimeProfile): Generator<unknown> {
+  const pending: TimeProfileNode[] = [raw.topDownRoot];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    for (const { context } of node.contexts ?? []) yield context;
+    for (const child of node.children as TimeProfileNode[]) pending.push(child);
+  }
 }
 
 /** V8's names for the frames that are not JavaScript (the root's children in its profile tree). */
@@ -40,11 +56,6 @@ interface Totals {
   cpu: number;
 }
 
-interface Frame {
-  locationId: number;
-  parent: Frame | undefined;
-}
-
 /**
  * The CPU and wall pprof of a window, built from the sampler's tree as a generator that yields
  * every few dozen tree nodes, so the caller can spread the work over several turns of the event
@@ -63,77 +74,37 @@ interface Frame {
  * - the CPU profile holds samples with CPU time, the wall profile samples with hits. Both share
  *   one string table, function and location list.
  */
-export function* buildWindowProfiles(raw: TimeProfile, from: number, build: WindowBuild): Generator<void, Map<ProfileType, Profile>> {
-  const { Profile, StringTable, Function: PprofFunction, Location, Line, Sample, Label, ValueType } = pprofFormat();
-  const strings = new StringTable();
-  const functions: InstanceType<PprofFormat['Function']>[] = [];
-  const locations: InstanceType<PprofFormat['Location']>[] = [];
-  const functionIds = new Map<string, number>();
-  const locationIds = new Map<string, number>();
+export function* buildTimeProfiles(raw: TimeProfile, from: number, build: TimeBuild, sourceMapper?: SourceMapper, labelled?: Set<SampleLabels>): Generator<void, Map<ProfileType, Profile>> {
+  const tables = new PprofTables(sourceMapper);
+  const { Profile, Sample, Label } = tables.format;
+  const strings = tables.strings;
   const withCpu = raw.hasCpuTime === true && build.types.includes('cpu');
   const withWall = build.types.includes('wall');
-  const cpuSamples: InstanceType<PprofFormat['Sample']>[] = [];
-  const wallSamples: InstanceType<PprofFormat['Sample']>[] = [];
-  const labelsOfSpan = new Map<SpanLabels, Label[]>();
+  const cpuSamples: Sample[] = [];
+  const wallSamples: Sample[] = [];
+  const labelsOfSpan = new Map<SampleLabels, Label[]>();
   const intervalNanos = meanIntervalMicros(raw, build.intervalMicros) * 1000;
 
-  const functionId = (name: string, file: string, scriptId: number, line: number, column: number): number => {
-    const key = name ? `${scriptId}:${name}:${line}` : `${scriptId}:${line}:${column}`;
-    let id = functionIds.get(key);
-    if (id === undefined) {
-      const shown = name || (line ? (column ? `(anonymous:L#${line}:C#${column})` : `(anonymous:L#${line})`) : '(anonymous)');
-      const nameId = strings.dedup(shown);
-      id = functions.length + 1;
-      // V8 gives a profile node the line its function starts at (mapped, with source maps).
-      functions.push(new PprofFunction({ id, name: nameId, systemName: nameId, filename: strings.dedup(file), startLine: line }));
-      functionIds.set(key, id);
-    }
-    return id;
-  };
-
-  const locationId = (node: TimeProfileNode): number => {
-    const scriptName = node.scriptName.startsWith('file://') ? node.scriptName.slice(7) : node.scriptName;
-    let file = scriptName;
-    let name = node.name ?? '';
-    let line = node.lineNumber ?? 0;
-    let column = node.columnNumber ?? 0;
-    if (build.sourceMapper && line > 0 && node.columnNumber !== undefined) {
-      const mapped = build.sourceMapper.mappingInfo({ file, line, column, name });
-      file = mapped.file ?? file;
-      name = mapped.name ?? name;
-      line = mapped.line ?? line;
-      column = mapped.column ?? column;
-    }
-    const scriptId = node.scriptId ?? 0;
-    const key = `${scriptId}:${line}:${column}:${name}`;
-    let id = locationIds.get(key);
-    if (id === undefined) {
-      id = locations.length + 1;
-      locations.push(new Location({ id, line: [new Line({ functionId: functionId(name, file, scriptId, line, column), line })] }));
-      locationIds.set(key, id);
-    }
-    return id;
-  };
-
-  const labelsOf = (span: SpanLabels | undefined): Label[] => {
+  const labelsOf = (span: SampleLabels | undefined): Label[] => {
     if (span === undefined) return [];
     let labels = labelsOfSpan.get(span);
     if (labels === undefined) {
       labels = Object.entries(span.toLabels(build.traceIdLabel)).map(([key, value]) => new Label({ key: strings.dedup(key), str: strings.dedup(value) }));
       labelsOfSpan.set(span, labels);
+      labelled?.add(span);
     }
     return labels;
   };
 
-  const emit = (stack: number[], span: SpanLabels | undefined, totals: Totals): void => {
+  const emit = (stack: number[], span: SampleLabels | undefined, totals: Totals): void => {
     const label = labelsOf(span);
     if (withCpu && totals.cpu > 0) cpuSamples.push(new Sample({ locationId: stack, value: [totals.count, totals.cpu], label }));
     if (withWall && (totals.count > 0 || totals.wall > 0)) wallSamples.push(new Sample({ locationId: stack, value: [totals.count, totals.wall], label }));
   };
 
-  const visit = (node: TimeProfileNode, frame: Frame): void => {
+  const visit = (node: TimeProfileNode, frame: StackFrame): void => {
     const idle = node.name === V8_IDLE;
-    const perSpan = new Map<SpanLabels, Totals>();
+    const perSpan = new Map<SampleLabels, Totals>();
     let unlabelledHits = node.hitCount;
     let unlabelledCpu = 0;
     for (const context of node.contexts ?? []) {
@@ -165,34 +136,33 @@ export function* buildWindowProfiles(raw: TimeProfile, from: number, build: Wind
     }
   };
 
-  const pending: { node: TimeProfileNode; parent: Frame | undefined }[] = topLevel(raw).map((node) => ({ node, parent: undefined }));
+  const pending: { node: TimeProfileNode; parent: StackFrame | undefined }[] = topLevel(raw).map((node) => ({ node, parent: undefined }));
   let handled = 0;
   while (pending.length > 0) {
     const { node, parent } = pending.pop()!;
-    const frame: Frame = { locationId: locationId(node), parent };
+    const frame: StackFrame = { locationId: tables.locationOf(node), parent };
     visit(node, frame);
     for (const child of node.children as TimeProfileNode[]) pending.push({ node: child, parent: frame });
     if (++handled % NODES_PER_STEP === 0) yield;
   }
 
   const profiles = new Map<ProfileType, Profile>();
-  const make = (metric: { type: string; unit: string }, sample: InstanceType<PprofFormat['Sample']>[]) => {
-    const valueType = (v: { type: string; unit: string }) => new ValueType({ type: strings.dedup(v.type), unit: strings.dedup(v.unit) });
-    const metricType = valueType(metric);
+  const make = (type: 'cpu' | 'wall', sample: Sample[]) => {
+    const info = PROFILE_TYPES[type];
     return new Profile({
-      sampleType: [valueType(SAMPLE_TYPE_COUNT), metricType],
+      sampleType: info.sampleTypes.map((t) => tables.valueType(t)),
       sample,
-      location: locations,
-      function: functions,
+      location: tables.locations,
+      function: tables.functions,
       stringTable: strings,
       timeNanos: BigInt(from) * 1_000_000n,
       durationNanos: Math.max(0, raw.endTime - raw.startTime) * 1000,
-      periodType: metricType,
+      periodType: tables.valueType(info.periodType),
       period: intervalNanos,
     });
   };
-  if (withCpu) profiles.set('cpu', make(SAMPLE_TYPE_CPU, cpuSamples));
-  if (withWall) profiles.set('wall', make(SAMPLE_TYPE_WALL, wallSamples));
+  if (withCpu) profiles.set('cpu', make('cpu', cpuSamples));
+  if (withWall) profiles.set('wall', make('wall', wallSamples));
   return profiles;
 }
 
@@ -232,10 +202,4 @@ function topLevel(raw: TimeProfile): TimeProfileNode[] {
 
 function syntheticNode(name: string, children: TimeProfileNode[], contexts: TimeProfileNodeContext[] = []): TimeProfileNode {
   return { name, scriptName: '', scriptId: 0, lineNumber: 0, columnNumber: 0, hitCount: 0, children, contexts };
-}
-
-function stackOf(frame: Frame): number[] {
-  const stack: number[] = [];
-  for (let f: Frame | undefined = frame; f !== undefined; f = f.parent) stack.push(f.locationId);
-  return stack;
 }

@@ -1,5 +1,5 @@
 /**
- * buildWindowProfiles on trees shaped like the native sampler's (@datadog/pprof's TimeProfile:
+ * buildTimeProfiles on trees shaped like the native sampler's (@datadog/pprof's TimeProfile:
  * hit counts per node, one context per sample with its CPU time): the CPU and wall pprofs it
  * makes must encode, decode the way the server decodes, be named `process_cpu` and `wall` by
  * Pyroscope's rules, and hold every sample's time under the right stack and span.
@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
+import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { Profile as EsmProfile } from 'pprof-format';
 import type { ProfileType } from '../src/config.js';
 import { SpanLabels } from '../src/span-link/labels.js';
 import { runNow, runSliced } from '../src/util/slices.js';
-import { buildWindowProfiles, type Profile, type WindowBuild } from '../src/profiling/window-profile.js';
+import { buildTimeProfiles, type Profile, type TimeBuild } from '../src/profiling/time-profile.js';
 import { functionNamesOf, labelsOf } from './support/pprof-helpers.js';
 import { decodePprof } from './support/pprof-wire.js';
 import { turnsDuring } from './support/turns.js';
@@ -40,7 +41,7 @@ function window(children: TimeProfileNode[], extra: Partial<TimeProfile> = {}): 
 }
 
 const spanOf = (context: TimeProfileNodeContext) => (context.context instanceof SpanLabels ? context.context : undefined);
-const build = (over: Partial<WindowBuild> = {}): WindowBuild => ({ intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: false, ...over });
+const build = (over: Partial<TimeBuild> = {}): TimeBuild => ({ intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: false, ...over });
 
 /** The tree every test starts from, with what each stack must become in each profile. */
 function sampleTree(): TimeProfile {
@@ -99,8 +100,8 @@ const EXPECTED: Record<'cpu' | 'wall', View[]> = {
   ]),
 };
 
-describe('buildWindowProfiles', () => {
-  const built = () => runNow(buildWindowProfiles(sampleTree(), FROM_MS, build()));
+describe('buildTimeProfiles', () => {
+  const built = () => runNow(buildTimeProfiles(sampleTree(), FROM_MS, build()));
 
   const naming: { which: 'cpu' | 'wall'; metric: string; typeIds: string[] }[] = [
     { which: 'cpu', metric: 'process_cpu', typeIds: ['process_cpu:samples:count:cpu:nanoseconds', 'process_cpu:cpu:nanoseconds:cpu:nanoseconds'] },
@@ -147,21 +148,21 @@ describe('buildWindowProfiles', () => {
     const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', span);
     const tree = window([node('route', 1, [at(labels, 1)])]);
     span.name = 'GET /orders/:id';
-    const wall = runNow(buildWindowProfiles(tree, FROM_MS, build({ traceIdLabel: true }))).get('wall');
+    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build({ traceIdLabel: true }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)).map((v) => v.labels), [{ span_id: '1111111111111111', span_name: 'GET /orders/:id', trace_id: '22222222222222222222222222222222' }]);
   });
 
   it('a sample the span rule rejects (say, after the span ended) stays in the profile, unlabelled', () => {
     const tree = window([node('late', 2, [at(spanA, 1), at(spanA, 1)])]);
-    const wall = runNow(buildWindowProfiles(tree, FROM_MS, build({ spanOf: () => undefined }))).get('wall');
+    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build({ spanOf: () => undefined }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)), [{ stack: 'late', labels: {}, values: [2, 20 * MS] }]);
   });
 
   it('weighs a sample by the mean interval the sampler achieved, within [asked, 2 × asked]', () => {
     const weight = (hits: number) => {
-      const wall = runNow(buildWindowProfiles(window([node('f', hits)], { totalHitCount: hits }), FROM_MS, build())).get('wall');
+      const wall = runNow(buildTimeProfiles(window([node('f', hits)], { totalHitCount: hits }), FROM_MS, build())).get('wall');
       assert.ok(wall);
       return Number(roundTrip(wall).period);
     };
@@ -178,7 +179,7 @@ describe('buildWindowProfiles', () => {
     const compiled = node('compiled', 1, [at(undefined, 1)]);
     const tree = window([compiled]);
     const line = compiled.lineNumber!;
-    const wall = runNow(buildWindowProfiles(tree, FROM_MS, build({ sourceMapper: mapper as unknown as WindowBuild['sourceMapper'] }))).get('wall');
+    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build(), mapper as unknown as SourceMapper)).get('wall');
     assert.ok(wall);
     const profile = roundTrip(wall);
     const location = profile.location[0];
@@ -192,7 +193,7 @@ describe('buildWindowProfiles', () => {
   it("gives each function its start line, and two functions of one name in one file stay two", () => {
     const first = node('handle', 1, [at(undefined, 1)]);
     const second = node('handle', 1, [at(undefined, 1)]);
-    const wall = runNow(buildWindowProfiles(window([first, second]), FROM_MS, build())).get('wall');
+    const wall = runNow(buildTimeProfiles(window([first, second]), FROM_MS, build())).get('wall');
     assert.ok(wall);
     const profile = roundTrip(wall);
     const functions = profile.function.map((fn) => [stringAt(profile, fn.name), Number(fn.startLine)]);
@@ -211,19 +212,19 @@ describe('buildWindowProfiles', () => {
   ];
   for (const w of wanted) {
     it(`wanted ${JSON.stringify(w.wanted)} from a sampler ${w.withCpu ? 'with' : 'without'} CPU time → ${JSON.stringify(w.keys)}`, () => {
-      const out = runNow(buildWindowProfiles({ ...sampleTree(), hasCpuTime: w.withCpu }, FROM_MS, build({ types: w.wanted })));
+      const out = runNow(buildTimeProfiles({ ...sampleTree(), hasCpuTime: w.withCpu }, FROM_MS, build({ types: w.wanted })));
       assert.deepEqual([...out.keys()].sort(), w.keys);
     });
   }
 
   it('a wall profile from a sampler without CPU time has the same samples', () => {
-    const out = runNow(buildWindowProfiles({ ...sampleTree(), hasCpuTime: false }, FROM_MS, build({ types: ['wall'] }))).get('wall');
+    const out = runNow(buildTimeProfiles({ ...sampleTree(), hasCpuTime: false }, FROM_MS, build({ types: ['wall'] }))).get('wall');
     assert.ok(out);
     assert.deepEqual(views(roundTrip(out)), EXPECTED.wall);
   });
 
   it('an empty window yields valid, empty profiles', () => {
-    const out = runNow(buildWindowProfiles(window([], { totalHitCount: 0 }), FROM_MS, build()));
+    const out = runNow(buildTimeProfiles(window([], { totalHitCount: 0 }), FROM_MS, build()));
     assert.equal(out.size, 2);
     for (const [which, profile] of out) {
       const decoded = roundTrip(profile);
@@ -234,8 +235,8 @@ describe('buildWindowProfiles', () => {
 
   it('built in slices, with turns of the event loop in between, it makes the same profiles', async () => {
     const wide = () => window(Array.from({ length: 2000 }, (_, i) => node(`f${i}`, 1, [at(i % 2 ? spanA : undefined, 1)])));
-    const { result: sliced, turns } = await turnsDuring(() => runSliced(buildWindowProfiles(wide(), FROM_MS, build()), 0));
-    const whole = runNow(buildWindowProfiles(wide(), FROM_MS, build()));
+    const { result: sliced, turns } = await turnsDuring(() => runSliced(buildTimeProfiles(wide(), FROM_MS, build()), 0));
+    const whole = runNow(buildTimeProfiles(wide(), FROM_MS, build()));
     assert.ok(turns >= 2000 / 64 - 1, `the event loop turned ${turns} times during the build`);
     for (const type of ['cpu', 'wall'] as const) assert.deepEqual(views(roundTrip(sliced.get(type)!)), views(roundTrip(whole.get(type)!)), type);
   });

@@ -1,0 +1,87 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { type Logger, reason } from '../log.js';
+import type { ProfileWindow } from '../profiling/profiler.js';
+import { untilDeadline } from '../util/deadline.js';
+import type { Destination, FinalData } from './destination.js';
+import type { HttpSender } from './transport/http-sender.js';
+import { type Outgoing, routeOf } from './transport/outgoing.js';
+import type { ProxySettings } from './transport/proxy.js';
+import type { Upstream } from './upstream.js';
+
+/**
+ * The remote destination: a list of upstreams (Pyroscope's /ingest, OTLP traces, …), each
+ * encoding its own wire format, all sending through one HttpSender — one queue, one retry policy,
+ * one final flush. An empty list is valid: profiles are then sampled for span links only.
+ */
+export class Uploads implements Destination {
+  constructor(
+    private readonly sender: HttpSender,
+    private readonly upstreams: readonly Upstream[],
+    private readonly log: Logger,
+    private readonly exit: { shutdownTimeoutMs: number; proxy: ProxySettings | undefined },
+  ) {
+    if (upstreams.length > 0) setImmediate(() => this.prepare()).unref();
+  }
+
+  /**
+   * Loads what uploads need — undici's parts and each upstream's encoder — in the app's first turn
+   * of the event loop, right after its main module ran (before it serves), rather than at the first
+   * upload, in the middle of its traffic: together ~50–150 ms of the event loop on a first use.
+   * A failure here is left for the first real upload to report.
+   */
+  private prepare(): void {
+    try {
+      this.sender.prepare();
+      for (const upstream of this.upstreams) upstream.prepare();
+    } catch {
+      // Reported by the first upload that needs the part.
+    }
+  }
+
+  profiles(window: ProfileWindow): void {
+    for (const upstream of this.upstreams) upstream.profiles?.(window);
+  }
+
+  renameService(name: string): void {
+    for (const upstream of this.upstreams) upstream.renameService?.(name);
+  }
+
+  spans(batch: ReadableSpan[]): void {
+    for (const upstream of this.upstreams) upstream.spans?.(batch);
+  }
+
+  async finishAsync(last: FinalData, deadlineAt: number): Promise<void> {
+    this.sender.beginFinalFlush();
+    const work = (async () => {
+      if (last.window) this.profiles(last.window);
+      for (const batch of last.spanBatches) this.spans(batch);
+      await Promise.all(this.upstreams.map((upstream) => upstream.settle()));
+      await this.sender.idle(Math.max(0, deadlineAt - Date.now()));
+    })();
+    await untilDeadline(work, deadlineAt);
+    const left = this.sender.drain();
+    this.reportUndelivered(left, left.length, Date.now() >= deadlineAt);
+  }
+
+  finishSync(last: FinalData, deadlineAt: number): void {
+    const requests = this.sender.drain();
+    for (const upstream of this.upstreams) {
+      try {
+        requests.push(...upstream.owedSync(last).map((request) => this.sender.sendable(request)));
+      } catch (error) {
+        this.log.warn(`final flush: could not encode what is owed: ${reason(error)}`);
+      }
+    }
+    if (requests.length === 0) return;
+    const result = this.sender.sendBeforeExit(requests, deadlineAt);
+    this.reportUndelivered(requests, result.failed, result.timedOut);
+  }
+
+  private reportUndelivered(requests: Outgoing[], undelivered: number, late: boolean): void {
+    if (undelivered === 0) return;
+    const targets = [...new Set(requests.map((r) => routeOf(r.url, this.exit.proxy)))].join(', ');
+    const noServer = this.sender.noServerAtExit();
+    const why = noServer !== undefined ? `: no server there (${noServer})` : late ? ` within the ${this.exit.shutdownTimeoutMs} ms shutdown deadline` : '';
+    this.log.warn(`final flush: ${undelivered} of ${requests.length} uploads to ${targets} not delivered${why}`);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Every profile type pyro-run can collect, in one table: what records it, what its pprof holds,
+ * what Pyroscope files it under and how a recording's report reads it. A new profile type is a
+ * row here and, for a new kind of sampler, one source file (profile-sources.ts lists them).
+ */
+
+/** A pprof value type: `type/unit` of a sample value or of the period. */
+export interface ValueTypeName {
+  readonly type: string;
+  readonly unit: string;
+}
+
+/** Which sampler records a profile type: one sampler can yield several types from one recording. */
+export type SourceName = 'time' | 'heap';
+
+export interface ProfileTypeInfo {
+  source: SourceName;
+  /** The pprof's sample types, in value order. */
+  sampleTypes: readonly ValueTypeName[];
+  periodType: ValueTypeName;
+  /** The value the report draws (an index into sampleTypes). */
+  shownValue: number;
+  /**
+   * The metric Pyroscope files the profile under, derived by the server from the sample types
+   * (grafana/pyroscope pkg/og/convert/pprof/profile.go RawProfile.metricName): any `wall` makes
+   * `wall`, one containing `cpu` makes `process_cpu`, `inuse_`/`alloc_`/`space`/`objects` make `memory`.
+   */
+  pyroscopeName: string;
+  /** How the report and the exit summary name it. */
+  title: string;
+  /**
+   * How windows add up: a time profile's samples happened in its window, so windows sum; a heap
+   * profile is what was live at the cut, so the latest window is the state, and two never add.
+   */
+  across: 'sum' | 'latest';
+}
+
+const SAMPLES = { type: 'samples', unit: 'count' } as const;
+const CPU = { type: 'cpu', unit: 'nanoseconds' } as const;
+const WALL = { type: 'wall', unit: 'nanoseconds' } as const;
+
+export const PROFILE_TYPES = {
+  cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', title: 'CPU', across: 'sum' },
+  wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', title: 'wall', across: 'sum' },
+} as const satisfies Record<string, ProfileTypeInfo>;
+
+export type ProfileType = keyof typeof PROFILE_TYPES;
+
+/** The types in table order, for flags, help and validation. */
+export const PROFILE_TYPE_NAMES = Object.keys(PROFILE_TYPES) as ProfileType[];
+
+export function isProfileType(word: string): word is ProfileType {
+  return Object.hasOwn(PROFILE_TYPES, word);
+}
+
+/** The row of `type`, typed as the general shape (so callers need not care which row it is). */
+export function profileTypeInfo(type: ProfileType): ProfileTypeInfo {
+  return PROFILE_TYPES[type];
+}

@@ -1,0 +1,63 @@
+import { createRequire } from 'node:module';
+import type { ProfileSource } from './profile-source.js';
+import type { WindowPart } from './profile-window.js';
+import { type FrameSlot, type GlobalSlot, Sampler } from './sampler.js';
+import { type TimeBuild, timePart } from './time-profile.js';
+
+const require = createRequire(import.meta.url);
+/** Required on its own, not through @datadog/pprof's index (which loads its heap profiler and more). */
+const PPROF_ACF = '@datadog/pprof/out/src/async-context-frame.js';
+
+export interface TimeSourceOptions extends TimeBuild {
+  flushIntervalMs: number;
+}
+
+/**
+ * The CPU and wall profiles: @datadog/pprof's time sampler, which records with every sample the
+ * context the span-link side keeps in its slot. Sampling never stops between windows
+ * (`stop(restart = true)`); a window's part is the sampler's raw tree, made pprof off the cut.
+ */
+export class TimeSource implements ProfileSource {
+  private readonly sampler: Sampler;
+  /** True when AsyncContextFrame carries the sampler's context (Node 24+, or 22 with its flag). */
+  readonly frameCarriesContext: boolean;
+  /** False where the sampler cannot attach contexts (no SIGPROF on Windows): profiles, no links. */
+  readonly linksSamples: boolean;
+
+  constructor(private readonly options: TimeSourceOptions) {
+    const acf = require(PPROF_ACF) as { isAsyncContextFrameActive(): boolean };
+    this.linksSamples = process.platform !== 'win32';
+    this.frameCarriesContext = this.linksSamples && acf.isAsyncContextFrameActive();
+    this.sampler = new Sampler({
+      intervalMicros: options.intervalMicros,
+      durationMillis: options.flushIntervalMs,
+      withContexts: this.linksSamples,
+      // CPU time per sample needs contexts; the wall-only set-up skips its cost.
+      collectCpuTime: options.types.includes('cpu'),
+      useFrame: this.frameCarriesContext,
+    });
+  }
+
+  start(): void {
+    this.sampler.start();
+  }
+
+  cut(last: boolean): WindowPart | undefined {
+    const raw = this.sampler.stop(!last);
+    return raw === undefined ? undefined : timePart(raw, this.options);
+  }
+
+  /** The sampler's context slot in the async frame (AsyncContextFrame only). */
+  get frameSlot(): FrameSlot | undefined {
+    const key = this.sampler.frameKey;
+    return key === undefined ? undefined : { key, holder: (value) => this.sampler.holder(value) };
+  }
+
+  /** The sampler's one global context slot (no AsyncContextFrame). */
+  readonly globalSlot: GlobalSlot = { set: (value) => this.sampler.set(value) };
+
+  /** What the last cut found of V8's profiler getting stuck: 0 nothing, 1 maybe, 2 certainly (Sampler.stuckAtLastStop). */
+  get stuckAtLastCut(): number {
+    return this.sampler.stuckAtLastStop;
+  }
+}
