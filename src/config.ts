@@ -56,6 +56,8 @@ export interface Config {
   traceIdLabel: boolean;
   flushIntervalMs: number;
   samplingIntervalMicros: number;
+  /** The heap profile's sampler, as the Pyroscope Node SDK names its settings. */
+  heap: { intervalBytes: number; stackDepth: number };
   shutdownTimeoutMs: number;
   orphanedApp: OrphanedApp;
   /** Scripts whose processes get no agent (launchers.ts isSkipped; start() reads it before the rest). */
@@ -279,7 +281,7 @@ export const SETTINGS = {
   tenantId: { flag: 'tenant-id', arg: '<id>', env: 'PYROSCOPE_TENANT_ID', description: 'tenant sent as X-Scope-OrgID', parse: text },
   pyroscopeHeaders: { flag: 'pyroscope-headers', arg: '<k=v,...>', env: 'PYRO_RUN_PYROSCOPE_HEADERS', description: 'extra HTTP headers for Pyroscope uploads (values URL-encoded)', secret: true, parse: parseHeaders },
   labels: { flag: 'labels', arg: '<k=v,...>', env: 'PYROSCOPE_LABELS', description: 'static labels added to every profile', parse: parseLabels },
-  profiles: { flag: 'profiles', arg: '<list>', env: 'PYRO_RUN_PROFILES', description: 'profiles to collect: cpu, wall, or none', defaultText: 'cpu,wall', parse: parseProfiles },
+  profiles: { flag: 'profiles', arg: '<list>', env: 'PYRO_RUN_PROFILES', description: `profiles to collect: ${PROFILE_TYPE_NAMES.join(', ')}, or none`, defaultText: 'cpu,wall', parse: parseProfiles },
   spanScope: { flag: 'span-scope', arg: '<scope>', env: 'PYRO_RUN_SPAN_SCOPE', description: 'root: samples carry the local-root span; all: each span its own', defaultText: 'root', parse: oneOf(SPAN_SCOPES) },
   out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
   maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; spans take half at most, older profile windows are merged to fit', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
@@ -289,6 +291,8 @@ export const SETTINGS = {
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope 2.1+ keeps it per sample, as span_id; before 2.1 it becomes a series label: one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
+  heapSamplingInterval: { flag: 'heap-sampling-interval', arg: '<bytes>', env: 'PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES', description: 'heap profile: mean bytes allocated between two samples', defaultText: '524288', parse: integer(1024, 1 << 30, 'bytes') },
+  heapStackDepth: { flag: 'heap-stack-depth', arg: '<frames>', env: 'PYROSCOPE_HEAP_STACK_DEPTH', description: 'heap profile: deepest stack recorded per sample', defaultText: '64', parse: integer(1, 1024, 'frames') },
   uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one upload request (a profile or a span batch)', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
   insecureSkipTlsVerify: {
     flag: 'insecure-skip-tls-verify',
@@ -454,6 +458,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     traceIdLabel: false,
     flushIntervalMs: get('flushInterval') ?? 15_000,
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,
+    heap: { intervalBytes: get('heapSamplingInterval') ?? 524_288, stackDepth: get('heapStackDepth') ?? 64 },
     shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
     orphanedApp: get('orphanedApp') ?? 'stop',
     skip: get('skip') ?? [],

@@ -41,7 +41,7 @@ export function boot(config: Config, log: Logger): Started {
   let profiler: Profiler | undefined;
   if (config.profiles.length > 0) {
     try {
-      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros) });
+      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros), heap: config.heap });
       profiler.start();
       if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
       if (config.sourceMaps) {

@@ -38,10 +38,13 @@ export interface ProfileTypeInfo {
 const SAMPLES = { type: 'samples', unit: 'count' } as const;
 const CPU = { type: 'cpu', unit: 'nanoseconds' } as const;
 const WALL = { type: 'wall', unit: 'nanoseconds' } as const;
+const INUSE_OBJECTS = { type: 'inuse_objects', unit: 'count' } as const;
+const INUSE_SPACE = { type: 'inuse_space', unit: 'bytes' } as const;
 
 export const PROFILE_TYPES = {
   cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', title: 'CPU', across: 'sum' },
   wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', title: 'wall', across: 'sum' },
+  heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory in use', across: 'latest' },
 } as const satisfies Record<string, ProfileTypeInfo>;
 
 export type ProfileType = keyof typeof PROFILE_TYPES;

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
+import { HeapSource, type HeapSourceOptions } from './heap-source.js';
 import type { ProfileSource } from './profile-source.js';
-import { profileTypeInfo, type ProfileType } from './profile-types.js';
+import { profileTypeInfo, type ProfileType, type SourceName } from './profile-types.js';
 import type { ProfileWindow, WindowPart } from './profile-window.js';
 import { mayHaveSourceMaps } from './source-map-scan.js';
 import type { TimeBuild } from './time-profile.js';
@@ -19,7 +20,13 @@ export interface ProfilerOptions {
   traceIdLabel: boolean;
   /** Who a time sample belongs to (the span-link side answers); without it samples go unlabelled. */
   spanOf?: TimeBuild['spanOf'];
+  heap: HeapSourceOptions;
 }
+
+/** The samplers behind the profile types other than the time sampler's (profile-types.ts `source`). */
+const SOURCES: Record<Exclude<SourceName, 'time'>, (options: ProfilerOptions) => ProfileSource> = {
+  heap: (options) => new HeapSource(options.heap),
+};
 
 const NO_ONE: TimeBuild['spanOf'] = () => undefined;
 
@@ -42,6 +49,7 @@ export class Profiler {
       this.time = new TimeSource({ types: timeTypes, intervalMicros: options.samplingIntervalMicros, flushIntervalMs: options.flushIntervalMs, traceIdLabel: options.traceIdLabel, spanOf: options.spanOf ?? NO_ONE });
       this.sources.push(this.time);
     }
+    for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options));
   }
 
   start(): void {
