@@ -115,7 +115,7 @@ export class LabelRegistry {
  * How far a sample's timestamp (V8's tick, converted to the epoch at each cut) may fall after the
  * end the SDK recorded for its span, though taken before it: the SDKs time spans with Date.now()
  * (millisecond steps) or performance.timeOrigin (off by milliseconds per process). Measured here
- * up to ~5 ms (an app on OpenTelemetry JS 2.x, test/own-otel-v2.test.ts); a sample later than this
+ * up to ~5 ms (an app on OpenTelemetry JS 2.x, test/process/own-otel-v2.test.ts); a sample later than this
  * past its span's end is not the span's (SpanLabels.covers).
  */
 const CLOCK_SKEW_MICROS = 10_000;

@@ -8,7 +8,7 @@
  * young generation so V8's heap sizing does not move RSS (APP_FLAGS). Measured over
  * DEAD_MS after a warm-up (the queue is full and V8 has sized its heap for this load):
  * - RSS (from /proc) is reported, not bounded: in CI it grew 3 MB in one run and 44 MB in another
- *   with the live heap and buffers flat, i.e. the allocator, not a queue; judged by bench/soak.mjs;
+ *   with the live heap and buffers flat, i.e. the allocator, not a queue; judged by test/faults/soak.mjs;
  * - the live heap, and the memory outside it that holds the queued request bodies (external +
  *   array buffers), grow less than LIVE_GROWTH_BOUND each — while ~80 more requests (several MB
  *   of bodies) were produced and dropped, which an unbounded queue would keep.

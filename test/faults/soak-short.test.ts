@@ -2,7 +2,7 @@
  * The soak in CI: 90 s of steady load while the backend flaps (healthy 12 s, 500s 10 s, healthy
  * 12 s, hangs 10 s, …), then healthy until the backlog has gone. After a 20 s warm-up, nothing may
  * grow: the bounds below are for a 70 s stretch, so a leak has to be small to hide in them — and
- * the long run (bench/soak.mjs, 10+ min) is there to catch the ones that do. Uploads resume in
+ * the long run (test/faults/soak.mjs, 10+ min) is there to catch the ones that do. Uploads resume in
  * every healthy phase, and SIGTERM still ends the process within the deadline.
  */
 import assert from 'node:assert/strict';

@@ -7,7 +7,7 @@ import { varintLength, writeVarint } from '../../util/varint.js';
  * (opentelemetry-proto: collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
  * common/v1/common.proto). The bytes are exactly those @opentelemetry/otlp-transformer's
  * ProtobufTraceSerializer writes — the same fields, in the same order, with the same defaults
- * (test/otlp-trace-encode.test.ts holds us to it) — written in one pass instead of two.
+ * (test/unit/otlp-trace-encode.test.ts holds us to it) — written in one pass instead of two.
  *
  * Why our own: exporting spans is the largest cost of tracing we own. Side by side on the express
  * app (two processes on one core, CPU time per request), serializing the batches took ~6% of each

@@ -3,7 +3,7 @@
  * (healthy / 500s / hangs), its health sampled throughout — RSS, live heap (after a full GC),
  * memory outside the heap, open file descriptors, live handles, event-loop delay — and a verdict
  * on the trend after warm-up (least-squares slope). One engine for the CI test
- * (test/faults/soak-short.test.ts) and the long run (bench/soak.mjs).
+ * (test/faults/soak-short.test.ts) and the long run (test/faults/soak.mjs).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,0 +1,54 @@
+/**
+ * The newcomer's path end to end: `npm run demo` runs the example shop through pyro-run in local
+ * mode under load and builds the report; the page, opened in a real Chromium, shows each
+ * endpoint's own hot function at the top of its flame graph.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import type { BrowserContext } from 'playwright-core';
+import { frames, launchBrowser, openReport } from '../support/browser.js';
+import { repoRoot, runNode } from '../support/child.js';
+
+const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-demo-'));
+let context: BrowserContext | undefined;
+
+after(async () => {
+  await context?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+test('npm run demo records the shop and its report shows each endpoint’s hot function', { timeout: 120_000 }, async () => {
+  const out = path.join(base, 'data');
+  const demo = runNode([path.join(repoRoot, 'examples/demo.mjs')], { env: { DEMO_OUT: out, DEMO_SECONDS: '3' }, cwd: base });
+  const exit = await demo.exit(90_000);
+  assert.equal(exit.code, 0, demo.stderr);
+
+  // The app's exit summary: endpoints by CPU with their top self-time functions.
+  assert.match(demo.stderr, /POST \/checkout .*priceCart/);
+  assert.match(demo.stderr, /GET \/search .*rankResults/);
+  const runs = readdirSync(out).filter((name) => !name.startsWith('.'));
+  assert.equal(runs.length, 1);
+  const report = path.join(out, runs[0]!, 'report.html');
+  assert.ok(existsSync(report));
+  assert.ok(demo.stdout.includes(report), `the report path is printed:\n${demo.stdout}`);
+
+  context = await launchBrowser(path.join(base, 'profile'));
+  const { page, requests, errors } = await openReport(context, pathToFileURL(report).href);
+  const hotByEndpoint: [string, string][] = [
+    ['POST /checkout', 'priceCart'],
+    ['GET /search', 'rankResults'],
+    ['GET /products/:id', 'recommend'],
+  ];
+  for (const [endpoint, hot] of hotByEndpoint) {
+    await page.click(`[data-testid="endpoint-row"][data-name="${endpoint}"]`);
+    await page.waitForSelector(`[data-testid="flame-title"]:has-text("${endpoint}")`);
+    const top = (await frames(page)).filter((f) => !f.ancestor).sort((a, b) => b.self - a.self).slice(0, 3).map((f) => f.name);
+    assert.ok(top.includes(hot), `${endpoint}: top self-time frames ${top.join(', ')} should include ${hot}`);
+  }
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests.filter((url) => !url.startsWith('file:')), []);
+});

@@ -1,0 +1,241 @@
+/**
+ * The wrap guard (src/tracing/instrumentation-guard.ts): what an instrumentation's wrapper does wrong stays
+ * ours; what the library does is the app's, exactly. Each case wraps a library function the way
+ * shimmer does (`wrapper(original, name)`), through the guard, and calls it as the app would.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import path from 'node:path';
+import { type OnFailure, type WrapperFactory, wrapGuard } from '../../src/tracing/instrumentation-guard.js';
+import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
+import { scratchDirs } from '../support/scratch.js';
+
+/** The tests' functions take anything. */
+type Fn = (...args: any[]) => any;
+
+function guarded(original: Fn, wrapper: WrapperFactory): { fn: Fn; failures: string[] } {
+  const failures: string[] = [];
+  const onFailure: OnFailure = (owner, name, error) => failures.push(`${owner} ${name}: ${(error as Error).message}`);
+  const fn = wrapGuard(onFailure)(wrapper, original, 'doIt', 'instrumentation-x') as Fn;
+  return { fn, failures };
+}
+
+const bug = () => {
+  throw new TypeError('bug of the instrumentation');
+};
+
+test('a wrapper that throws before the library ran: the library runs with the same receiver and arguments, its result is the app\'s, the failure reported', () => {
+  const calls: unknown[] = [];
+  const receiver = { id: 'receiver' };
+  const { fn, failures } = guarded(
+    function (this: unknown, a: number, b: number) {
+      calls.push([this, a, b]);
+      return a + b;
+    },
+    () => function () {
+      bug();
+    },
+  );
+  assert.equal(fn.call(receiver, 2, 3), 5);
+  assert.deepEqual(calls, [[receiver, 2, 3]]);
+  assert.deepEqual(failures, ['instrumentation-x doIt: bug of the instrumentation']);
+});
+
+test("a wrapper that throws before the library ran, and the library throws: the app gets the library's error", () => {
+  const own = new RangeError('the library says no');
+  const { fn, failures } = guarded(
+    () => {
+      throw own;
+    },
+    () => bug,
+  );
+  assert.throws(() => fn(), (error) => error === own);
+  assert.equal(failures.length, 1);
+});
+
+test('a wrapper that throws after the library returned: the app gets what the library returned, the library ran once', () => {
+  let runs = 0;
+  const result = { rows: [] };
+  const { fn, failures } = guarded(
+    () => {
+      runs++;
+      return result;
+    },
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        original.apply(this, args);
+        bug();
+      },
+  );
+  assert.equal(fn(), result);
+  assert.equal(runs, 1);
+  assert.equal(failures.length, 1);
+});
+
+test("the library's own error through a wrapper that lets it pass (or rethrows it) is the app's, and no failure", () => {
+  const own = new Error('ECONNREFUSED');
+  const library = () => {
+    throw own;
+  };
+  const passing = guarded(library, (original) => (...args: unknown[]) => original(...args));
+  assert.throws(() => passing.fn(), (error) => error === own);
+  const rethrowing = guarded(library, (original) => (...args: unknown[]) => {
+    try {
+      return original(...args);
+    } catch (error) {
+      throw error;
+    }
+  });
+  assert.throws(() => rethrowing.fn(), (error) => error === own);
+  // A thrown non-object (a string) is the library's too.
+  const strings = guarded(
+    () => {
+      throw 'plain string';
+    },
+    (original) => () => original(),
+  );
+  assert.throws(() => strings.fn(), (error) => error === 'plain string');
+  assert.deepEqual([...passing.failures, ...rethrowing.failures, ...strings.failures], []);
+});
+
+test("a wrapper that replaces the library's error with one of its own: the app gets the library's", () => {
+  const own = new Error('the library');
+  const { fn, failures } = guarded(
+    () => {
+      throw own;
+    },
+    (original) => () => {
+      try {
+        original();
+      } catch {
+        bug();
+      }
+    },
+  );
+  assert.throws(() => fn(), (error) => error === own);
+  assert.equal(failures.length, 1);
+});
+
+test('what the app reads of the function is the wrapper\'s: length, name, own properties, prototype; new works', () => {
+  class Library {
+    constructor(public readonly value: number) {}
+  }
+  const { fn } = guarded(Library as unknown as Fn, (original) => {
+    function Wrapped(this: unknown, value: number) {
+      return Reflect.construct(original, [value * 2], new.target ?? Wrapped);
+    }
+    Wrapped.prototype = original.prototype;
+    Object.defineProperty(Wrapped, 'length', { value: 1 });
+    (Wrapped as unknown as { extra: string }).extra = 'kept';
+    return Wrapped;
+  });
+  assert.equal(fn.length, 1);
+  assert.equal(fn.name, 'Wrapped');
+  assert.equal((fn as unknown as { extra: string }).extra, 'kept');
+  const made = new (fn as unknown as new (value: number) => Library)(21);
+  assert.ok(made instanceof Library);
+  assert.equal(made.value, 42);
+  // shimmer marks what it wrapped on the returned function; the marks read back.
+  Object.defineProperty(fn, '__wrapped', { value: true, configurable: true });
+  assert.equal((fn as unknown as { __wrapped: boolean }).__wrapped, true);
+});
+
+test('a wrapper factory that hands back the original keeps its identity', () => {
+  const original = () => 1;
+  const { fn } = guarded(original, (through) => through);
+  assert.equal(fn, original);
+});
+
+test('a constructor whose wrapper throws before constructing: new gives the library\'s instance', () => {
+  class Library {
+    made = true;
+  }
+  const { fn, failures } = guarded(Library as unknown as Fn, () => {
+    return function Wrapped() {
+      bug();
+    };
+  });
+  const made = new (fn as unknown as new () => Library)();
+  assert.ok(made instanceof Library);
+  assert.equal(failures.length, 1);
+});
+
+test('nested and recursive guarded calls each judge their own library call', () => {
+  const seen: string[] = [];
+  // inner: its wrapper fails before the library; outer's library calls inner and then throws its own error.
+  const inner = guarded(
+    () => {
+      seen.push('inner library');
+      return 'inner';
+    },
+    () => bug,
+  );
+  const own = new Error('outer library');
+  const outer = guarded(
+    () => {
+      seen.push(`outer library got ${inner.fn()}`);
+      throw own;
+    },
+    (original) => () => original(),
+  );
+  assert.throws(() => outer.fn(), (error) => error === own);
+  assert.deepEqual(seen, ['inner library', 'outer library got inner']);
+  assert.equal(inner.failures.length, 1);
+  assert.deepEqual(outer.failures, []);
+
+  // A recursive library function (emit calling emit) through one guarded wrapper.
+  const depths: number[] = [];
+  const recursive = guarded(
+    function emit(this: unknown, depth: number): number {
+      depths.push(depth);
+      return depth === 0 ? 0 : 1 + (recursive.fn as (d: number) => number)(depth - 1);
+    },
+    (original) => (depth: number) => {
+      const value = original(depth);
+      if (depth === 1) bug();
+      return value;
+    },
+  );
+  assert.equal(recursive.fn(3), 3);
+  assert.deepEqual(depths, [3, 2, 1, 0]);
+  assert.equal(recursive.failures.length, 1);
+});
+
+test('a wrapper that calls the library later, outside the call: nothing is recorded into another call', () => {
+  let later: (() => unknown) | undefined;
+  const deferred = guarded(
+    () => 'deferred library',
+    (original) => () => {
+      later = () => original();
+      return 'scheduled';
+    },
+  );
+  assert.equal(deferred.fn(), 'scheduled');
+  // The deferred library call happens inside another guarded call whose wrapper then fails.
+  const other = guarded(
+    () => 'other library',
+    () => () => {
+      later?.();
+      bug();
+    },
+  );
+  assert.equal(other.fn(), 'other library');
+  assert.equal(other.failures.length, 1);
+});
+
+test("through pyro-run's bundle: an instrumentation whose patch of a module throws leaves the module as it is, one whose wrapper throws stands down; one warning each", async () => {
+  const app = fixture('apps/faulty-instrumentation.cjs');
+  const env = { OTEL_BUNDLE: path.join(repoRoot, 'dist/vendor/otel.cjs') };
+  // Without the agent's guard, shimmer's hooks behave as upstream's: the app's require throws.
+  const bare = runNode([app], { env });
+  await bare.exit();
+  assert.deepEqual(JSON.parse(bare.stdout), { threw: 'TypeError: cannot patch this shape' });
+
+  const guarded = runNode(['--import', registerPath, app], { env: { ...env, PYRO_RUN_OUTPUT_DIR: scratchDirs('pyro-run-guard-').fresh(), PYRO_RUN_QUIET: 'on' } });
+  assert.equal((await guarded.exit()).code, 0, guarded.stderr);
+  assert.deepEqual(JSON.parse(guarded.stdout), ['decoded', 'a%20b', 'c%20d']);
+  assert.deepEqual(guarded.stderr.split('\n').filter((line) => line !== ''), [
+    'pyro-run: warning: faulty-instrumentation could not instrument string_decoder (cannot patch this shape); the app uses it as it is, without spans from it',
+    'pyro-run: warning: faulty-instrumentation failed in its wrapper of escape() (bug in the wrapper); that call ran without it, the app is not affected',
+  ]);
+});

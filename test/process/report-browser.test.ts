@@ -1,0 +1,187 @@
+/**
+ * The report page in a real headless Chromium, opened from file:// as users open it: it must work
+ * offline (no request but the file itself, no console error), list the endpoints, and draw flame
+ * graphs that zoom, search, show details on hover and switch between CPU and wall.
+ * Chromium comes from CHROMIUM_PATH or /usr/bin/chromium (CI installs it); without it these tests
+ * fail rather than skip, so a missing browser cannot pass for a working page.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { frames, launchBrowser, openReport } from '../support/browser.js';
+import { runReport } from '../../src/cli/report.js';
+import { SHOP, shopRecording } from '../support/recording.js';
+
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
+const MS = 1_000_000;
+const TEST_TIMEOUT_MS = 60_000;
+
+const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-report-browser-'));
+let context: BrowserContext | undefined;
+let reportUrl = '';
+
+before(async () => {
+  const run = shopRecording(path.join(base, 'data'));
+  let stderr = '';
+  const code = runReport([run], { stdout: () => undefined, stderr: (text) => void (stderr += text), cwd: base });
+  assert.equal(code, 0, stderr);
+  reportUrl = pathToFileURL(path.join(run, 'report.html')).href;
+  // A fresh profile per run: nothing cached or remembered from an earlier session.
+  context = await launchBrowser(path.join(base, 'profile'));
+});
+
+after(async () => {
+  await context?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+/** A new tab on the report, recording requests and console errors. */
+const open = () => openReport(context, reportUrl);
+
+const frameNamed = (page: Page, name: string) => page.locator(`[data-testid="flame-frame"][data-name="${name}"]:not([data-ancestor])`).first();
+const graph = (page: Page) => page.locator('[data-testid="flame-graph"]');
+
+describe('the report page', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('opens from file:// and works offline: no request but the file, no console error', async () => {
+    const { page, requests, errors } = await open();
+    await page.click(`[data-testid="endpoint-row"][data-name="${SHOP.users.name}"]`);
+    await page.click('[data-testid="type-wall"]');
+    await page.click('[data-testid="span-row"] >> nth=0');
+    await frameNamed(page, 'main').click();
+    await page.fill('[data-testid="flame-search"]', 'fib');
+    await frameNamed(page, 'main').hover();
+    await page.waitForSelector('[data-testid="flame-tooltip"]:not([hidden])');
+    assert.deepEqual(requests, [reportUrl]);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('lists the endpoints, heaviest CPU first, with count, latency and CPU', async () => {
+    const { page } = await open();
+    const rows = page.locator('[data-testid="endpoint-row"]');
+    assert.deepEqual(await rows.evaluateAll((elements) => elements.map((e) => (e as unknown as { dataset: Record<string, string | undefined> }).dataset.name)), [SHOP.users.name, SHOP.orders.name, SHOP.health.name]);
+    const cells = await rows.first().locator('td').allTextContents();
+    assert.deepEqual(cells.slice(0, 7), [SHOP.users.name, '4', '20.0ms', '100ms', '100ms', '131ms', '160ms']);
+    assert.match(cells[7] as string, /^fib 92%/);
+    assert.match((await page.textContent('[data-testid="share"]')) ?? '', /92% of CPU time/);
+    await page.close();
+  });
+
+  it('selecting an endpoint draws its flame graph, the hot function among the widest frames', async () => {
+    const { page } = await open();
+    await page.click(`[data-testid="endpoint-row"][data-name="${SHOP.users.name}"]`);
+    await page.waitForSelector('[data-testid="flame-graph"][data-view="endpoint"]');
+    assert.equal(await page.getAttribute(`[data-testid="endpoint-row"][data-name="${SHOP.users.name}"]`, 'aria-selected'), 'true');
+    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /GET \/users\/:id · CPU/);
+    const drawn = await frames(page);
+    const top = [...drawn].sort((a, b) => b.total - a.total).slice(0, 4);
+    assert.deepEqual(
+      top.map((f) => f.name),
+      ['all', 'main', 'handleUser', SHOP.hotCpu],
+    );
+    assert.equal(top[0]?.total, SHOP.users.cpuMs * MS);
+    assert.equal(top[3]?.total, 120 * MS);
+    assert.ok(!drawn.some((f) => f.name === 'handleOrder'), 'another endpoint leaked into the graph');
+    await page.close();
+  });
+
+  it('clicking a frame zooms into it (full width), and the root or Reset zoom goes back', async () => {
+    const { page } = await open();
+    const box = await graph(page).boundingBox();
+    await frameNamed(page, 'handleUser').click();
+    await page.waitForSelector('[data-testid="flame-graph"][data-zoom-root="handleUser"]');
+    const zoomed = await frameNamed(page, 'handleUser').boundingBox();
+    assert.ok(box && zoomed);
+    assert.ok(Math.abs(zoomed.width - box.width) <= 3, `zoomed frame is ${zoomed.width}px wide, graph ${box.width}px`);
+    const drawn = await frames(page);
+    assert.deepEqual(
+      drawn.filter((f) => f.ancestor).map((f) => f.name),
+      ['main', 'all'],
+    );
+    assert.ok(!drawn.some((f) => !f.ancestor && f.name === 'handleOrder'), 'frames outside the zoomed one are still drawn');
+    await page.click('[data-testid="flame-reset"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-zoom-root="all"]');
+    await frameNamed(page, 'fib').click();
+    await page.waitForSelector('[data-testid="flame-graph"][data-zoom-root="fib"]');
+    await page.click('[data-testid="flame-frame"][data-ancestor][data-name="all"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-zoom-root="all"]');
+    await page.close();
+  });
+
+  it('searching highlights the matching frames', async () => {
+    const { page } = await open();
+    await page.fill('[data-testid="flame-search"]', 'fib');
+    await page.waitForSelector('[data-testid="flame-frame"][data-match="true"]');
+    const drawn = await frames(page);
+    assert.deepEqual([...new Set(drawn.filter((f) => f.match).map((f) => f.name))], ['fib']);
+    assert.ok(drawn.some((f) => !f.match && f.name === 'main'));
+    assert.match((await page.textContent('[data-testid="flame-matches"]')) ?? '', /^Matched 125ms \(68% of this view\)$/);
+    // File names match too.
+    await page.fill('[data-testid="flame-search"]', 'orders.ts');
+    await page.waitForSelector('[data-testid="flame-frame"][data-name="validate"][data-match="true"]');
+    await page.fill('[data-testid="flame-search"]', '');
+    await page.waitForSelector('[data-testid="flame-frame"][data-match="true"]', { state: 'detached' });
+    await page.close();
+  });
+
+  it('hovering a frame shows its total and self time and where it is defined', async () => {
+    const { page } = await open();
+    await frameNamed(page, 'fib').hover();
+    const tip = page.locator('[data-testid="flame-tooltip"]:not([hidden])');
+    await tip.waitFor();
+    const text = (await tip.textContent()) ?? '';
+    assert.match(text, /^fib/);
+    assert.match(text, /src\/math\.ts:12/);
+    assert.match(text, /Total: 125ms \(68%\)/);
+    assert.match(text, /Self: 125ms \(68%\)/);
+    await page.close();
+  });
+
+  it('the CPU/wall toggle switches the graph between CPU and wall time', async () => {
+    const { page } = await open();
+    const cpu = await frames(page);
+    assert.ok(!cpu.some((f) => f.name === SHOP.hotWall));
+    await page.click('[data-testid="type-wall"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-kind="wall"]');
+    assert.equal(await page.getAttribute('[data-testid="type-wall"]', 'aria-pressed'), 'true');
+    const wall = await frames(page);
+    assert.equal(wall.find((f) => f.name === 'all')?.total, (SHOP.wall.insideMs + SHOP.wall.outsideMs) * MS);
+    assert.ok(wall.some((f) => f.name === SHOP.hotWall));
+    assert.ok(wall.some((f) => f.name === '(idle)'));
+    await page.click('[data-testid="type-cpu"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-kind="cpu"]');
+    await page.close();
+  });
+
+  it("selecting a slow span draws that span's flame graph", async () => {
+    const { page } = await open();
+    const first = page.locator('[data-testid="span-row"]').first();
+    assert.equal(await first.getAttribute('data-name'), SHOP.users.name);
+    await first.click();
+    await page.waitForSelector('[data-testid="flame-graph"][data-view="span"]');
+    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^Span GET \/users\/:id \(100ms, trace 0+4\) · CPU$/);
+    assert.equal((await frames(page)).find((f) => f.name === 'all')?.total, 40 * MS);
+    await page.click('[data-testid="type-wall"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-kind="wall"]');
+    assert.equal((await frames(page)).find((f) => f.name === SHOP.hotWall)?.total, 90 * MS);
+    await page.click('[data-testid="view-process"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-view="process"]');
+    await page.close();
+  });
+
+  it('saves a screenshot of an endpoint view', async () => {
+    const { page } = await open();
+    await page.click(`[data-testid="endpoint-row"][data-name="${SHOP.users.name}"]`);
+    await page.waitForSelector('[data-testid="flame-graph"][data-view="endpoint"]');
+    await frameNamed(page, 'fib').hover();
+    await page.waitForSelector('[data-testid="flame-tooltip"]:not([hidden])');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
+    assert.ok(existsSync(path.join(ARTIFACTS, 'report.png')));
+    await page.close();
+  });
+});

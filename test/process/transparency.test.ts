@@ -1,0 +1,89 @@
+/**
+ * Invisible to the app (issue 13): what a library promises its users holds with the agent as
+ * without it. Each case runs the real library from node_modules (so the bundled instrumentations
+ * hook it) in a process of its own, once bare and once with the preload, and compares what the
+ * process observed; the expectation itself is asserted on the bare run, so a case cannot pass by
+ * both runs being wrong. The fixes are in build/instrumentation-patches.ts; the check against
+ * the libraries' whole suites is bench/suite-diff.mjs.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentation-patches.js';
+import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
+import { scratchDirs } from '../support/scratch.js';
+
+const { fresh } = scratchDirs('pyro-run-transparency-');
+const APP = fixture('apps/library-expectations.cjs');
+
+/**
+ * What the fixture printed for `name`, bare and with the agent (recording locally into a scratch
+ * folder), and the agent's lines on stderr (bare, stderr must be empty).
+ */
+async function observe(name: string, agentEnv: Record<string, string> = {}): Promise<{ bare: unknown; agent: unknown; warnings: string[] }> {
+  const run = async (args: string[], env: Record<string, string>) => {
+    const child = runNode([...args, APP, name], { env });
+    const exit = await child.exit();
+    assert.equal(exit.code, 0, `${name}${args.length ? ' with the agent' : ''}: ${child.stdout}${child.stderr}`);
+    return { printed: JSON.parse(child.stdout) as unknown, stderr: child.stderr.split('\n').filter((line) => line !== '') };
+  };
+  const bare = await run([], {});
+  assert.deepEqual(bare.stderr, []);
+  const agent = await run(['--import', registerPath], { PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on', ...agentEnv });
+  return { bare: bare.printed, agent: agent.printed, warnings: agent.stderr };
+}
+
+test('router driven with a response that is no EventEmitter: the handlers run, nothing throws, now or a turn later', async () => {
+  const { bare, agent, warnings } = await observe('router with a plain response');
+  assert.deepEqual(bare, ['middleware', 'handler']);
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("express's Router driven with a response that is no EventEmitter, inside a span: the handler runs, nothing throws", async () => {
+  // The router instrumentation off: the express instrumentation's part on its own (router's is above).
+  const { bare, agent, warnings } = await observe('express Router with a plain response, in a span', { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'router' });
+  assert.deepEqual(bare, ['handler']);
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("express: a middleware's next is req.next, in a nested router too, and res.format's callbacks get it", async () => {
+  const { bare, agent, warnings } = await observe('express next is req.next');
+  assert.deepEqual(bare, [
+    ['first middleware', true],
+    ['nested router middleware', true],
+    ['res.format callback', true],
+  ]);
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("koa: use() of something that is no function throws koa's own TypeError", async () => {
+  const { bare, agent, warnings } = await observe('koa use of a non-function');
+  assert.deepEqual(bare, Array(6).fill('TypeError: middleware must be a function!'));
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("http: a server fed mock requests (server.emit('request', req, res)) hands them to its listener; the instrumentation that fails on them stands down, warned once", async () => {
+  const { bare, agent, warnings } = await observe('http server fed mock requests');
+  assert.deepEqual(bare, ['null', true, 'no url', true, '/with-headers', true, '/without-headers', true]);
+  assert.deepEqual(agent, bare);
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0] ?? '', /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/);
+});
+
+test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
+  const patch = { why: 'w', find: 'a(1);', replace: 'b(1);' };
+  assert.equal(patchSource('x; a(1); y', 'f.cjs', [patch]), 'x; b(1); y');
+  assert.throws(() => patchSource('x; y', 'f.cjs', [patch]), /^Error: f\.cjs: the text to patch \(w\) is not there; /);
+  assert.throws(() => patchSource('a(1); a(1);', 'f.cjs', [patch]), /is there more than once/);
+});
+
+test('every fix applies to the instrumentation installed now', () => {
+  for (const fixes of INSTRUMENTATION_PATCHES) {
+    const file = `${repoRoot}/node_modules/${fixes.package}/${fixes.file}`;
+    assert.doesNotThrow(() => patchSource(readFileSync(file, 'utf8'), file, fixes.patches), fixes.package);
+  }
+});

@@ -1,0 +1,102 @@
+/**
+ * AsyncContextManager (src/tracing/context-manager.ts) binds functions its own, cheaper way: what an
+ * instrumentation sees must be exactly what OTel's own manager gives it — the bound context while
+ * the target runs, the call's `this` and arguments, the return value or the exception, the
+ * target's `length` — and event emitters keep OTel's binding.
+ */
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { after, describe, it } from 'node:test';
+import type { Context, ContextManager } from '@opentelemetry/api';
+import { AsyncContextManager } from '../../src/tracing/context-manager.js';
+import { otelApi, otelContextAsyncHooks } from '../../src/vendor.js';
+
+const { ROOT_CONTEXT, createContextKey } = otelApi();
+const KEY = createContextKey('context-manager-test');
+const bound = ROOT_CONTEXT.setValue(KEY, 'bound');
+const outer = ROOT_CONTEXT.setValue(KEY, 'outer');
+
+const managers: [string, () => ContextManager][] = [
+  ['ours', () => new AsyncContextManager().enable()],
+  ['OTel’s', () => new (otelContextAsyncHooks().AsyncLocalStorageContextManager)().enable()],
+];
+
+/** What a bound function observes when called as a method with arguments, from another context. */
+function observe(manager: ContextManager) {
+  const seen: { value: unknown; self: unknown; args: unknown[] }[] = [];
+  const target = function (this: unknown, ...args: unknown[]) {
+    seen.push({ value: manager.active().getValue(KEY), self: this, args });
+    return `returned ${args.length}`;
+  };
+  const wrapper = manager.bind(bound, target);
+  const self = { wrapper };
+  const result = manager.with(outer, () => self.wrapper(1, 'two', undefined));
+  const thrower = manager.bind(bound, () => {
+    throw new Error(`thrown in ${String(manager.active().getValue(KEY))}`);
+  });
+  let error: unknown;
+  try {
+    manager.with(outer, thrower);
+  } catch (caught) {
+    error = caught;
+  }
+  return { seen: seen.map(({ value, args }) => ({ value, args })), selfIsObject: seen[0]?.self === self, name: wrapper.name, result, error: (error as Error).message, after: manager.active().getValue(KEY) };
+}
+
+describe('AsyncContextManager', () => {
+  const used: ContextManager[] = [];
+  const make = (factory: () => ContextManager) => {
+    const manager = factory();
+    used.push(manager);
+    return manager;
+  };
+  after(() => used.forEach((m) => m.disable()));
+
+  it('a bound function runs in the bound context with the call’s this and arguments, as with OTel’s manager', () => {
+    const [ours, theirs] = managers.map(([, factory]) => observe(make(factory)));
+    assert.deepEqual(ours, theirs);
+    assert.equal(ours?.seen[0]?.value, 'bound');
+    assert.deepEqual(ours?.seen[0]?.args, [1, 'two', undefined]);
+    assert.equal(ours?.selfIsObject, true);
+    assert.equal(ours?.result, 'returned 3');
+    assert.equal(ours?.error, 'thrown in bound');
+    assert.equal(ours?.after, undefined, 'nothing left active afterwards');
+  });
+
+  it('a bound function keeps the target’s length (express tells error handlers by it), beyond the prepared arities too', () => {
+    const manager = make(managers[0]![1]);
+    for (let arity = 0; arity <= 9; arity++) {
+      const target = new Function(...Array.from({ length: arity }, (_, i) => `p${i}`), 'return arguments.length;') as (...args: unknown[]) => number;
+      const wrapper = manager.bind(bound, target);
+      assert.equal(wrapper.length, arity, `arity ${arity}`);
+      assert.equal(wrapper(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 10, 'every argument passed, not only the declared ones');
+    }
+  });
+
+  it('event emitters are bound as OTel binds them: listeners run in the bound context, and the original listener removes them', () => {
+    for (const [name, factory] of managers) {
+      const manager = make(factory);
+      const emitter = manager.bind(bound, new EventEmitter());
+      const values: unknown[] = [];
+      const listener = () => values.push(manager.active().getValue(KEY));
+      emitter.on('data', listener);
+      emitter.once('end', listener);
+      manager.with(outer, () => {
+        emitter.emit('data');
+        emitter.emit('end');
+        emitter.emit('end');
+      });
+      emitter.removeListener('data', listener);
+      emitter.emit('data');
+      assert.deepEqual(values, ['bound', 'bound'], name);
+      assert.equal(emitter.listenerCount('data'), 0, name);
+    }
+  });
+
+  it('anything else is returned as it is', () => {
+    const manager = make(managers[0]![1]);
+    const plain = { a: 1 };
+    assert.equal(manager.bind(bound, plain), plain);
+    assert.equal(manager.bind(bound, 7 as unknown as Context), 7);
+  });
+});

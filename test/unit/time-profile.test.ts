@@ -1,0 +1,243 @@
+/**
+ * buildTimeProfiles on trees shaped like the native sampler's (@datadog/pprof's TimeProfile:
+ * hit counts per node, one context per sample with its CPU time): the CPU and wall pprofs it
+ * makes must encode, decode the way the server decodes, be named `process_cpu` and `wall` by
+ * Pyroscope's rules, and hold every sample's time under the right stack and span.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
+import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
+import type { Profile as EsmProfile } from 'pprof-format';
+import type { ProfileType } from '../../src/config.js';
+import { SpanLabels } from '../../src/span-link/labels.js';
+import { runNow, runSliced } from '../../src/util/slices.js';
+import { buildTimeProfiles, type Profile, type TimeBuild } from '../../src/profiling/time-profile.js';
+import { functionNamesOf, labelsOf } from '../support/pprof-helpers.js';
+import { decodePprof } from '../support/pprof-wire.js';
+import { turnsDuring } from '../support/turns.js';
+import { metricNameOf, profileTypeIdsOf, sampleTypeNames, stringAt } from '../support/pyroscope-metric.js';
+
+const MS = 1_000_000; // nanoseconds
+const INTERVAL_US = 10_000;
+const FROM_MS = 1_700_000_000_000;
+/** A 15 s window: startTime/endTime are microseconds on the sampler's clock. */
+const START_US = 5_000_000;
+const END_US = START_US + 15_000_000;
+
+const spanA = new SpanLabels('00f067aa0ba902b7', '4bf92f3577b34da6a3ce929d0e0e4736', { name: 'GET /users/:id' });
+const spanB = new SpanLabels('b7ad6b7169203331', '0af7651916cd43dd8448eb211c80319c', { name: 'job' });
+
+const at = (context: object | undefined, cpuMs: number): TimeProfileNodeContext => ({ context, timestamp: 0n, cpuTime: cpuMs * MS });
+
+let nextLine = 10;
+function node(name: string, hitCount: number, contexts: TimeProfileNodeContext[] = [], children: TimeProfileNode[] = []): TimeProfileNode {
+  return { name, scriptName: 'file:///app/index.js', scriptId: 1, lineNumber: nextLine++, columnNumber: 3, hitCount, contexts, children };
+}
+
+/** A window as the sampler returns it; 1 500 hits make the mean interval exactly 10 ms. */
+function window(children: TimeProfileNode[], extra: Partial<TimeProfile> = {}): TimeProfile {
+  return { startTime: START_US, endTime: END_US, hasCpuTime: true, totalHitCount: 1500, topDownRoot: node('(root)', 0, [], children), ...extra };
+}
+
+const spanOf = (context: TimeProfileNodeContext) => (context.context instanceof SpanLabels ? context.context : undefined);
+const build = (over: Partial<TimeBuild> = {}): TimeBuild => ({ intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: false, ...over });
+
+/** The tree every test starts from, with what each stack must become in each profile. */
+function sampleTree(): TimeProfile {
+  return window([
+    node('main', 3, [at(undefined, 20), at(undefined, 5), at({}, 0)], [
+      // Two samples in span A (CPU 7 + 3 ms), one in no span (5 ms): one pprof sample per span.
+      node('handler', 3, [at(spanA, 7), at(spanA, 3), at(undefined, 5)], [
+        // Waiting on I/O inside span A: wall time, no CPU time.
+        node('db.query', 1, [at(spanA, 0)]),
+      ]),
+      // More contexts than hits: the extra one adds CPU time only.
+      node('worker', 1, [at(spanB, 1), at(spanB, 2)]),
+    ]),
+    node('(program)', 40),
+    // Idle, with a context left set or without one: the thread waits for work, for no one: dropped.
+    node('(idle)', 2, [at(spanB, 0), at(undefined, 0)]),
+    node('(garbage collector)', 2, [at(undefined, 4), at(undefined, 4)]),
+  ], { nonJSThreadsCpuTime: 9 * MS });
+}
+
+interface View {
+  stack: string;
+  labels: Record<string, string>;
+  values: number[];
+}
+
+function roundTrip(profile: Profile): EsmProfile {
+  return decodePprof(profile.encode()).profile;
+}
+
+const sorted = (list: View[]) => list.sort((a, b) => (a.stack + JSON.stringify(a.labels)).localeCompare(b.stack + JSON.stringify(b.labels)));
+
+function views(profile: EsmProfile): View[] {
+  return sorted(profile.sample.map((s) => ({ stack: functionNamesOf(profile, s).join(' < '), labels: labelsOf(profile, s), values: s.value.map(Number) })));
+}
+
+const A = { span_id: spanA.spanId, span_name: 'GET /users/:id' };
+const B = { span_id: spanB.spanId, span_name: 'job' };
+const EXPECTED: Record<'cpu' | 'wall', View[]> = {
+  cpu: sorted([
+    { stack: 'Garbage Collection < Node.js', labels: {}, values: [2, 8 * MS] },
+    { stack: 'Non JS threads activity < Node.js', labels: {}, values: [0, 9 * MS] },
+    { stack: 'db.query < handler < main', labels: A, values: [1, 0] },
+    { stack: 'handler < main', labels: {}, values: [1, 5 * MS] },
+    { stack: 'handler < main', labels: A, values: [2, 10 * MS] },
+    { stack: 'main', labels: {}, values: [3, 25 * MS] },
+    { stack: 'worker < main', labels: B, values: [1, 3 * MS] },
+  ]).filter((v) => v.values[1]! > 0),
+  wall: sorted([
+    { stack: 'Garbage Collection < Node.js', labels: {}, values: [2, 20 * MS] },
+    { stack: 'db.query < handler < main', labels: A, values: [1, 10 * MS] },
+    { stack: 'handler < main', labels: {}, values: [1, 10 * MS] },
+    { stack: 'handler < main', labels: A, values: [2, 20 * MS] },
+    { stack: 'main', labels: {}, values: [3, 30 * MS] },
+    { stack: 'worker < main', labels: B, values: [1, 10 * MS] },
+  ]),
+};
+
+describe('buildTimeProfiles', () => {
+  const built = () => runNow(buildTimeProfiles(sampleTree(), FROM_MS, build()));
+
+  const naming: { which: 'cpu' | 'wall'; metric: string; typeIds: string[] }[] = [
+    { which: 'cpu', metric: 'process_cpu', typeIds: ['process_cpu:samples:count:cpu:nanoseconds', 'process_cpu:cpu:nanoseconds:cpu:nanoseconds'] },
+    { which: 'wall', metric: 'wall', typeIds: ['wall:samples:count:wall:nanoseconds', 'wall:wall:nanoseconds:wall:nanoseconds'] },
+  ];
+  for (const v of naming) {
+    describe(`the ${v.which} profile`, () => {
+      const decoded = () => {
+        const profile = built().get(v.which);
+        assert.ok(profile, `${v.which} profile produced`);
+        return roundTrip(profile);
+      };
+
+      it('has the sample types and period type Pyroscope names it by, and is named as Grafana expects', () => {
+        const profile = decoded();
+        assert.deepEqual(sampleTypeNames(profile), [{ type: 'samples', unit: 'count' }, { type: v.which, unit: 'nanoseconds' }]);
+        assert.ok(profile.periodType);
+        assert.deepEqual({ type: stringAt(profile, profile.periodType.type), unit: stringAt(profile, profile.periodType.unit) }, { type: v.which, unit: 'nanoseconds' });
+        assert.equal(Number(profile.period), INTERVAL_US * 1000);
+        assert.equal(metricNameOf(profile), v.metric);
+        assert.deepEqual(profileTypeIdsOf(profile, v.metric), v.typeIds);
+      });
+
+      it('holds each stack’s time once per span, V8’s pseudo-frames dropped or grouped under Node.js', () => {
+        assert.deepEqual(views(decoded()), EXPECTED[v.which]);
+      });
+
+      it('keeps the window: starts at its first millisecond and lasts as long as the sampler ran', () => {
+        const profile = decoded();
+        assert.equal(BigInt(profile.timeNanos), BigInt(FROM_MS) * 1_000_000n);
+        assert.equal(Number(profile.durationNanos), (END_US - START_US) * 1000);
+      });
+    });
+  }
+
+  it('every CPU sample carries CPU time; idle and I/O-wait samples are not CPU work', () => {
+    const cpu = built().get('cpu');
+    assert.ok(cpu);
+    for (const sample of roundTrip(cpu).sample) assert.ok(Number(sample.value[1]) > 0);
+  });
+
+  it('reads span names when the window is built (an HTTP span learns its route after it started)', () => {
+    const span = { name: 'GET' };
+    const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', span);
+    const tree = window([node('route', 1, [at(labels, 1)])]);
+    span.name = 'GET /orders/:id';
+    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build({ traceIdLabel: true }))).get('wall');
+    assert.ok(wall);
+    assert.deepEqual(views(roundTrip(wall)).map((v) => v.labels), [{ span_id: '1111111111111111', span_name: 'GET /orders/:id', trace_id: '22222222222222222222222222222222' }]);
+  });
+
+  it('a sample the span rule rejects (say, after the span ended) stays in the profile, unlabelled', () => {
+    const tree = window([node('late', 2, [at(spanA, 1), at(spanA, 1)])]);
+    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build({ spanOf: () => undefined }))).get('wall');
+    assert.ok(wall);
+    assert.deepEqual(views(roundTrip(wall)), [{ stack: 'late', labels: {}, values: [2, 20 * MS] }]);
+  });
+
+  it('weighs a sample by the mean interval the sampler achieved, within [asked, 2 × asked]', () => {
+    const weight = (hits: number) => {
+      const wall = runNow(buildTimeProfiles(window([node('f', hits)], { totalHitCount: hits }), FROM_MS, build())).get('wall');
+      assert.ok(wall);
+      return Number(roundTrip(wall).period);
+    };
+    assert.equal(weight(1200), 12_500_000, '15 s over 1 200 hits: 12.5 ms each');
+    assert.equal(weight(3000), INTERVAL_US * 1000, 'never below the interval asked');
+    assert.equal(weight(2), 2 * INTERVAL_US * 1000, 'never above twice the interval asked');
+  });
+
+  it('maps frames through the app’s source maps', () => {
+    const mapper = {
+      mappingInfo: (loc: { file: string; line: number; column: number; name?: string }) =>
+        loc.file === '/app/index.js' ? { file: '/app/src/index.ts', line: loc.line * 2, column: 1, name: loc.name } : loc,
+    };
+    const compiled = node('compiled', 1, [at(undefined, 1)]);
+    const tree = window([compiled]);
+    const line = compiled.lineNumber!;
+    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build(), mapper as unknown as SourceMapper)).get('wall');
+    assert.ok(wall);
+    const profile = roundTrip(wall);
+    const location = profile.location[0];
+    const fn = profile.function.find((f) => f.id === location?.line[0]?.functionId);
+    assert.ok(location && fn);
+    assert.equal(stringAt(profile, fn.filename), '/app/src/index.ts');
+    assert.equal(Number(location.line[0]?.line), line * 2);
+    assert.equal(Number(fn.startLine), line * 2, "start_line: the function's first line, in the source");
+  });
+
+  it("gives each function its start line, and two functions of one name in one file stay two", () => {
+    const first = node('handle', 1, [at(undefined, 1)]);
+    const second = node('handle', 1, [at(undefined, 1)]);
+    const wall = runNow(buildTimeProfiles(window([first, second]), FROM_MS, build())).get('wall');
+    assert.ok(wall);
+    const profile = roundTrip(wall);
+    const functions = profile.function.map((fn) => [stringAt(profile, fn.name), Number(fn.startLine)]);
+    assert.deepEqual(functions.sort((a, b) => Number(a[1]) - Number(b[1])), [
+      ['handle', first.lineNumber],
+      ['handle', second.lineNumber],
+    ]);
+  });
+
+  const wanted: { wanted: ProfileType[]; withCpu: boolean; keys: ProfileType[] }[] = [
+    { wanted: ['cpu', 'wall'], withCpu: true, keys: ['cpu', 'wall'] },
+    { wanted: ['cpu'], withCpu: true, keys: ['cpu'] },
+    { wanted: ['wall'], withCpu: true, keys: ['wall'] },
+    { wanted: ['cpu', 'wall'], withCpu: false, keys: ['wall'] },
+    { wanted: ['cpu'], withCpu: false, keys: [] },
+  ];
+  for (const w of wanted) {
+    it(`wanted ${JSON.stringify(w.wanted)} from a sampler ${w.withCpu ? 'with' : 'without'} CPU time → ${JSON.stringify(w.keys)}`, () => {
+      const out = runNow(buildTimeProfiles({ ...sampleTree(), hasCpuTime: w.withCpu }, FROM_MS, build({ types: w.wanted })));
+      assert.deepEqual([...out.keys()].sort(), w.keys);
+    });
+  }
+
+  it('a wall profile from a sampler without CPU time has the same samples', () => {
+    const out = runNow(buildTimeProfiles({ ...sampleTree(), hasCpuTime: false }, FROM_MS, build({ types: ['wall'] }))).get('wall');
+    assert.ok(out);
+    assert.deepEqual(views(roundTrip(out)), EXPECTED.wall);
+  });
+
+  it('an empty window yields valid, empty profiles', () => {
+    const out = runNow(buildTimeProfiles(window([], { totalHitCount: 0 }), FROM_MS, build()));
+    assert.equal(out.size, 2);
+    for (const [which, profile] of out) {
+      const decoded = roundTrip(profile);
+      assert.equal(decoded.sample.length, 0, which);
+      assert.equal(metricNameOf(decoded), which === 'cpu' ? 'process_cpu' : 'wall');
+    }
+  });
+
+  it('built in slices, with turns of the event loop in between, it makes the same profiles', async () => {
+    const wide = () => window(Array.from({ length: 2000 }, (_, i) => node(`f${i}`, 1, [at(i % 2 ? spanA : undefined, 1)])));
+    const { result: sliced, turns } = await turnsDuring(() => runSliced(buildTimeProfiles(wide(), FROM_MS, build()), 0));
+    const whole = runNow(buildTimeProfiles(wide(), FROM_MS, build()));
+    assert.ok(turns >= 2000 / 64 - 1, `the event loop turned ${turns} times during the build`);
+    for (const type of ['cpu', 'wall'] as const) assert.deepEqual(views(roundTrip(sliced.get(type)!)), views(roundTrip(whole.get(type)!)), type);
+  });
+});
