@@ -28,6 +28,8 @@ export interface ProfileTypeInfo {
   pyroscopeName: string;
   /** How the report and the exit summary name it. */
   title: string;
+  /** Whether its samples carry the span that ran them (the report then splits it by endpoint and span). */
+  perSpan: boolean;
   /**
    * How windows add up: a time profile's samples happened in its window, so windows sum; a heap
    * profile is what was live at the cut, so the latest window is the state, and two never add.
@@ -42,15 +44,25 @@ const INUSE_OBJECTS = { type: 'inuse_objects', unit: 'count' } as const;
 const INUSE_SPACE = { type: 'inuse_space', unit: 'bytes' } as const;
 
 export const PROFILE_TYPES = {
-  cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', title: 'CPU', across: 'sum' },
-  wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', title: 'wall', across: 'sum' },
-  heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory in use', across: 'latest' },
+  cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', title: 'CPU', perSpan: true, across: 'sum' },
+  wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', title: 'wall', perSpan: true, across: 'sum' },
+  heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory in use', perSpan: false, across: 'latest' },
 } as const satisfies Record<string, ProfileTypeInfo>;
 
 export type ProfileType = keyof typeof PROFILE_TYPES;
+/** The types whose samples carry their span: cpu and wall. */
+export type PerSpanType = { [K in ProfileType]: (typeof PROFILE_TYPES)[K]['perSpan'] extends true ? K : never }[ProfileType];
 
 /** The types in table order, for flags, help and validation. */
 export const PROFILE_TYPE_NAMES = Object.keys(PROFILE_TYPES) as ProfileType[];
+
+export const PER_SPAN_TYPES = PROFILE_TYPE_NAMES.filter((type): type is PerSpanType => PROFILE_TYPES[type].perSpan);
+
+/** The sample type the report draws, e.g. `cpu`, `wall`, `inuse_space`. */
+export function shownSampleType(type: ProfileType): ValueTypeName {
+  const info = profileTypeInfo(type);
+  return info.sampleTypes[info.shownValue]!;
+}
 
 export function isProfileType(word: string): word is ProfileType {
   return Object.hasOwn(PROFILE_TYPES, word);

@@ -7,16 +7,41 @@
  */
 import { percentileNs } from '../util/duration-histogram.js';
 import type { EndpointTotal } from '../recording.js';
+import { PER_SPAN_TYPES, type PerSpanType, PROFILE_TYPE_NAMES, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
 import { formatCount } from './format.js';
-import type { FrameTable, SampleIndex } from './sample-index.js';
+import { everyKind, type FrameTable, type SampleIndex } from './sample-index.js';
 import { buildSpanTree, type SpanTree } from './span-tree.js';
 
 export type { FlameTree } from './flame-tree.js';
 export type { FrameTable } from './sample-index.js';
 
-export type PerKind<T> = Record<ProfileKind, T>;
+/** Per profile type whose samples carry their span (cpu, wall): what endpoints and spans are split by. */
+export type PerKind<T> = Record<PerSpanType, T>;
+
+/** A profile type as the page shows it: its name, how its values read, whether it splits by span. */
+export interface KindInfo {
+  kind: ProfileKind;
+  title: string;
+  /** `nanoseconds` or `bytes`: how the page formats its values. */
+  unit: string;
+  perSpan: boolean;
+  /** Whether the run holds samples of it. */
+  recorded: boolean;
+}
+
+/** What a snapshot profile (memory in use) held in its newest window, and where. */
+export interface Snapshot {
+  kind: ProfileKind;
+  title: string;
+  unit: string;
+  /** The window it was read in (its number in the recording). */
+  window: number;
+  total: number;
+  /** The heaviest functions by self value, at most 10. */
+  topSelf: SelfTime[];
+}
 
 /** A function's self time: samples whose leaf frame it is. */
 export interface SelfTime {
@@ -101,7 +126,8 @@ export interface RunInfo {
 }
 
 export interface FlameTrees {
-  process: PerKind<FlameTree>;
+  /** Every profile type, per-span or not. */
+  process: Record<ProfileKind, FlameTree>;
   /** Parallel to `endpoints`. */
   endpoints: PerKind<FlameTree>[];
   /** Parallel to `slowest`. */
@@ -118,6 +144,10 @@ export interface RunAggregates {
   /** Longest first. */
   slowest: SlowSpan[];
   share: PerKind<SampleShare>;
+  /** Every profile type of the table, in its order. */
+  kinds: KindInfo[];
+  /** The snapshot profiles the run holds (memory in use when the heap profile was on). */
+  snapshots: Snapshot[];
   /** Absent when aggregated with `trees: false`. */
   trees?: FlameTrees;
 }
@@ -131,6 +161,7 @@ export interface AggregateOptions {
 
 export const DEFAULT_SLOWEST = 50;
 const TOP_SELF = 3;
+const TOP_SNAPSHOT = 10;
 
 /** The run with its samples indexed: everything the per-view functions below need. */
 export interface RunModel {
@@ -153,7 +184,7 @@ export interface RunModel {
 
 const sum = (values: readonly number[], rows: readonly number[]): number => rows.reduce((acc, row) => acc + (values[row] as number), 0);
 
-function rowsPerLabel(index: SampleIndex, kind: ProfileKind): number[][] {
+function rowsPerLabel(index: SampleIndex, kind: PerSpanType): number[][] {
   const rows: number[][] = index.labels.spanId.map(() => []);
   index.samples[kind].label.forEach((label, row) => {
     if (label >= 0) (rows[label] as number[]).push(row);
@@ -228,7 +259,7 @@ export function modelRun(run: LoadedRun): RunModel {
   const index = run.samples;
   const spanTree = buildSpanTree(run.spans);
   const labelSpan = Int32Array.from(index.labels.spanId, (id) => spanTree.byId.get(id) ?? -1);
-  const rowsByLabel = { cpu: rowsPerLabel(index, 'cpu'), wall: rowsPerLabel(index, 'wall') };
+  const rowsByLabel = perKind((kind) => rowsPerLabel(index, kind));
   const groups = groupEndpoints(run, spanTree, labelSpan, rowsByLabel);
   const endpoints = groups.map(({ name, total, roots }) => ({ name, total, roots }));
   const rootEndpoint = new Int32Array(run.spans.length).fill(-1);
@@ -242,7 +273,7 @@ export function modelRun(run: LoadedRun): RunModel {
 }
 
 /** Sample rows of an endpoint: those labelled with any span whose local root is one of its spans. */
-export function endpointRows(model: RunModel, endpoint: number, kind: ProfileKind): number[] {
+export function endpointRows(model: RunModel, endpoint: number, kind: PerSpanType): number[] {
   const rows: number[] = [];
   for (const label of model.endpointLabels[endpoint] ?? []) {
     for (const row of model.rowsByLabel[kind][label] as number[]) rows.push(row);
@@ -254,7 +285,7 @@ export function endpointRows(model: RunModel, endpoint: number, kind: ProfileKin
  * Sample rows of each target span's subtree: labelled with the span itself or a descendant below
  * it within the same local root. One walk up from each labelled span serves all targets.
  */
-export function spanRows(model: RunModel, targets: readonly number[], kind: ProfileKind): number[][] {
+export function spanRows(model: RunModel, targets: readonly number[], kind: PerSpanType): number[][] {
   const slot = new Map<number, number>(targets.map((span, i) => [span, i]));
   const out: number[][] = targets.map(() => []);
   const { parent, root } = model.spanTree;
@@ -273,12 +304,12 @@ export function processFlameTree(model: RunModel, kind: ProfileKind): FlameTree 
   return buildFlameTree(model.index, columns, everySample(columns));
 }
 
-export function endpointFlameTree(model: RunModel, endpoint: number, kind: ProfileKind): FlameTree {
+export function endpointFlameTree(model: RunModel, endpoint: number, kind: PerSpanType): FlameTree {
   return buildFlameTree(model.index, model.index.samples[kind], endpointRows(model, endpoint, kind));
 }
 
 /** The flame tree of one span (by index into run.spans) and everything under it. */
-export function spanFlameTree(model: RunModel, span: number, kind: ProfileKind): FlameTree {
+export function spanFlameTree(model: RunModel, span: number, kind: PerSpanType): FlameTree {
   return buildFlameTree(model.index, model.index.samples[kind], spanRows(model, [span], kind)[0] as number[]);
 }
 
@@ -290,7 +321,6 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function endpointStats(model: RunModel): EndpointStats[] {
   const { index } = model;
-  const cpu = index.samples.cpu;
   const stats = model.endpoints.map(({ name, total, roots }): EndpointStats => {
     const common = { name, cpuNs: 0, wallNs: 0, topSelf: [] as SelfTime[] };
     if (total) {
@@ -309,24 +339,14 @@ function endpointStats(model: RunModel): EndpointStats[] {
       maxNs: durations[durations.length - 1] ?? 0,
     };
   });
-  const selfByEndpoint = stats.map(() => new Map<number, number>());
   model.labelEndpoint.forEach((e, label) => {
     const entry = stats[e];
     if (entry === undefined) return;
-    const self = selfByEndpoint[e] as Map<number, number>;
-    for (const row of model.rowsByLabel.cpu[label] as number[]) {
-      const value = cpu.value[row] as number;
-      entry.cpuNs += value;
-      const frame = index.stackFrame[cpu.stack[row] as number] as number;
-      if (frame >= 0) self.set(frame, (self.get(frame) ?? 0) + value);
-    }
+    entry.cpuNs += sum(index.samples.cpu.value, model.rowsByLabel.cpu[label] as number[]);
     entry.wallNs += sum(index.samples.wall.value, model.rowsByLabel.wall[label] as number[]);
   });
   stats.forEach((entry, e) => {
-    entry.topSelf = [...(selfByEndpoint[e] as Map<number, number>)]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, TOP_SELF)
-      .map(([frame, value]) => ({ frame, value }));
+    entry.topSelf = topSelfOf(index, 'cpu', endpointRows(model, e, 'cpu'), TOP_SELF);
   });
   return stats;
 }
@@ -340,7 +360,7 @@ function slowestSpans(model: RunModel, limit: number): number[] {
     .slice(0, limit);
 }
 
-function sampleShare(model: RunModel, kind: ProfileKind): SampleShare {
+function sampleShare(model: RunModel, kind: PerSpanType): SampleShare {
   const { value, label } = model.index.samples[kind];
   const share: SampleShare = { insideSamples: 0, outsideSamples: 0, inside: 0, outside: 0, unmatched: 0 };
   label.forEach((l, row) => {
@@ -395,11 +415,49 @@ function runInfo(model: RunModel): RunInfo {
     summarizedSpans: manifest.counts.summarizedSpans,
     partial: partialText({ ...manifest.counts, spans: run.spans.length }, manifest.endpoints !== undefined),
     unmatchedWords: manifest.counts.summarizedSpans + manifest.counts.droppedSpans > 0 ? 'in spans whose details were not kept' : 'in spans not in the recording',
-    profiledNs: { ...index.durationNs },
+    profiledNs: perKind((kind) => index.durationNs[kind]),
   };
 }
 
-const perKind = <T>(make: (kind: ProfileKind) => T): PerKind<T> => ({ cpu: make('cpu'), wall: make('wall') });
+function perKind<T>(make: (kind: PerSpanType) => T): PerKind<T> {
+  return Object.fromEntries(PER_SPAN_TYPES.map((kind) => [kind, make(kind)])) as PerKind<T>;
+}
+
+function kindInfos(index: SampleIndex): KindInfo[] {
+  return PROFILE_TYPE_NAMES.map((kind) => {
+    const info = profileTypeInfo(kind);
+    return { kind, title: info.title, unit: shownSampleType(kind).unit, perSpan: info.perSpan, recorded: index.samples[kind].value.length > 0 };
+  });
+}
+
+/** The heaviest frames by self value among `rows` of a kind's samples. */
+function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>, limit: number): SelfTime[] {
+  const columns = index.samples[kind];
+  const self = new Map<number, number>();
+  for (const row of rows) {
+    const frame = index.stackFrame[columns.stack[row] as number] as number;
+    if (frame >= 0) self.set(frame, (self.get(frame) ?? 0) + (columns.value[row] as number));
+  }
+  return [...self]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, limit)
+    .map(([frame, value]) => ({ frame, value }));
+}
+
+function snapshots(model: RunModel): Snapshot[] {
+  return PROFILE_TYPE_NAMES.filter((kind) => profileTypeInfo(kind).across === 'latest' && model.index.samples[kind].value.length > 0).map((kind) => {
+    const columns = model.index.samples[kind];
+    const window = Math.max(...model.run.profiles.filter((profile) => profile.kind === kind).map((profile) => profile.window));
+    return {
+      kind,
+      title: profileTypeInfo(kind).title,
+      unit: shownSampleType(kind).unit,
+      window,
+      total: columns.value.reduce((a, b) => a + b, 0),
+      topSelf: topSelfOf(model.index, kind, columns.stack.keys(), TOP_SNAPSHOT),
+    };
+  });
+}
 
 /** Everything a report shows, from one pass of indexing. */
 export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): RunAggregates {
@@ -430,10 +488,12 @@ export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): Ru
     endpoints: endpointStats(model),
     slowest,
     share: perKind((kind) => sampleShare(model, kind)),
+    kinds: kindInfos(model.index),
+    snapshots: snapshots(model),
   };
   if (options.trees !== false) {
     aggregates.trees = {
-      process: perKind((kind) => processFlameTree(model, kind)),
+      process: everyKind((kind) => processFlameTree(model, kind)),
       endpoints: model.endpoints.map((_, e) => perKind((kind) => endpointFlameTree(model, e, kind))),
       slowest: slow.map((_, position) => perKind((kind) => buildFlameTree(model.index, model.index.samples[kind], slowRows[kind][position] as number[]))),
     };

@@ -10,6 +10,15 @@ export function formatDuration(ns: number): string {
   return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }
 
+/** Bytes → `0`, `512B`, `12.3KB`, `98.2MB`, `1.20GB` (powers of 1024). */
+export function formatBytes(bytes: number): string {
+  if (bytes <= 0) return '0';
+  if (bytes < 1024) return `${Math.round(bytes)}B`;
+  if (bytes < 1024 ** 2) return `${trim(bytes / 1024)}KB`;
+  if (bytes < 1024 ** 3) return `${trim(bytes / 1024 ** 2)}MB`;
+  return `${trim(bytes / 1024 ** 3)}GB`;
+}
+
 /** 3 significant digits, at most one decimal below 100: 1.23, 12.3, 123. */
 function trim(value: number): string {
   if (value >= 100) return String(Math.round(value));

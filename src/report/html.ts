@@ -48,10 +48,7 @@ const BODY = `
     <span class="flame-title" data-testid="flame-title"></span>
   </div>
   <div class="toolbar">
-    <div class="segmented" role="group" aria-label="Profile type" data-testid="type-toggle">
-      <button type="button" data-kind="cpu" data-testid="type-cpu" aria-pressed="false">CPU</button>
-      <button type="button" data-kind="wall" data-testid="type-wall" aria-pressed="false">Wall</button>
-    </div>
+    <div class="segmented" role="group" aria-label="Profile type" data-testid="type-toggle"></div>
     <button type="button" class="plain" data-testid="view-process">Whole process</button>
     <button type="button" class="plain" data-testid="flame-reset">Reset zoom</button>
     <input type="search" placeholder="Search functions or files" aria-label="Search frames" data-testid="flame-search">

@@ -9,14 +9,13 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { type EndpointTotal, isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, runStartedAtMs, SPANS_DIR } from '../recording.js';
+import { isProfileType, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import { readSpanBatch, type RunSpan } from './otlp-spans.js';
 import { type ProfileKind, type SampleIndex, SampleIndexBuilder } from './sample-index.js';
 
 export type { RunSpan } from './otlp-spans.js';
 export type { ProfileKind, SampleIndex } from './sample-index.js';
 
-/** The profile types a report shows; other `<window>-<type>.pb.gz` files are left alone. */
-export const PROFILE_KINDS: readonly ProfileKind[] = ['cpu', 'wall'];
 
 /**
  * Why a recording cannot be read: `missing` (no such folder), `no-run` (no run.json in it or its
@@ -207,10 +206,11 @@ function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profil
   const strings = profile.stringTable.strings;
   const stringAt = (index: unknown) => strings[Number(index)];
   if (strings[0] !== '') throw new RunError('corrupt', `${file} is not a pprof profile (its string table does not start with "")`);
-  const valueIndex = profile.sampleType.findIndex((type) => stringAt(type.type) === kind);
+  const shown = shownSampleType(kind).type;
+  const valueIndex = profile.sampleType.findIndex((type) => stringAt(type.type) === shown);
   if (valueIndex < 0) {
     const types = profile.sampleType.map((type) => `${stringAt(type.type)}/${stringAt(type.unit)}`).join(', ');
-    throw new RunError('corrupt', `${file} has no ${kind} sample type (it has: ${types || 'none'})`);
+    throw new RunError('corrupt', `${file} has no ${shown} sample type (it has: ${types || 'none'})`);
   }
   const locations = new Set(profile.location.map((location) => Number(location.id)));
   for (const sample of profile.sample) {
@@ -220,17 +220,26 @@ function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profil
   return { profile, valueIndex };
 }
 
+/**
+ * Every profile file of a known type (other `<window>-<type>.pb.gz` files are left alone). Types
+ * whose windows are snapshots (the heap: what was in use at the cut) are read from their newest
+ * window only: two snapshots do not add up.
+ */
 function readProfiles(runDir: string): { profiles: RunProfile[]; samples: SampleIndex } {
   const profiles: RunProfile[] = [];
   const builder = new SampleIndexBuilder();
-  for (const name of listFiles(path.join(runDir, PROFILES_DIR), PROFILE_FILE)) {
+  const files = listFiles(path.join(runDir, PROFILES_DIR), PROFILE_FILE).flatMap((name) => {
     const [, window, type] = PROFILE_FILE.exec(name) as RegExpExecArray;
-    if (!PROFILE_KINDS.includes(type as ProfileKind)) continue;
-    const kind = type as ProfileKind;
+    return type !== undefined && isProfileType(type) ? [{ name, window: Number(window), kind: type }] : [];
+  });
+  const newest = new Map<ProfileKind, number>();
+  for (const { window, kind } of files) newest.set(kind, Math.max(newest.get(kind) ?? 0, window));
+  for (const { name, window, kind } of files) {
+    if (profileTypeInfo(kind).across === 'latest' && window !== newest.get(kind)) continue;
     const file = `${PROFILES_DIR}/${name}`;
     const { profile, valueIndex } = decodeProfile(readFileSync(path.join(runDir, file)), kind, path.join(runDir, file));
-    builder.add(profile, kind, valueIndex, Number(window));
-    profiles.push({ file, window: Number(window), kind, samples: profile.sample.length });
+    builder.add(profile, kind, valueIndex, window);
+    profiles.push({ file, window, kind, samples: profile.sample.length });
   }
   return { profiles, samples: builder.build() };
 }

@@ -1,7 +1,8 @@
 /**
  * The report page's script, inlined into the HTML (the page opens from file:// with no network and
  * no library). It reads the aggregates from the `report-data` JSON element and draws the tables and
- * a DOM flame graph: root on top, children heaviest first, widths proportional to total time.
+ * a DOM flame graph: root on top, children heaviest first, widths proportional to total value (time,
+ * or bytes in use for the memory profile, which is per process: it has no endpoint or span view).
  * Text only ever goes in through textContent, so function and span names cannot inject markup.
  * Elements carry data-testid hooks and data-* values (name, total, self, depth) for tests.
  */
@@ -13,7 +14,11 @@ export const PAGE_SCRIPT = String.raw`
   const ROW = 20;
   /** Frames narrower than this (and so everything above them) are not drawn. */
   const MIN_PX = 0.5;
-  const KIND_LABEL = { cpu: 'CPU', wall: 'wall' };
+  /** The profile types of the table (src/profiling/profile-types.ts), by name. */
+  const KINDS = Object.fromEntries(data.kinds.map((k) => [k.kind, k]));
+  const kindLabel = (kind) => (kind === 'cpu' ? 'CPU' : KINDS[kind].title);
+  /** The types a toggle is shown for: the per-span ones always, the others when the run holds them. */
+  const shownKinds = data.kinds.filter((k) => k.perSpan || k.recorded).map((k) => k.kind);
 
   const byTestId = (id) => document.querySelector('[data-testid="' + id + '"]');
 
@@ -46,6 +51,14 @@ export const PAGE_SCRIPT = String.raw`
     if (percent > 0 && percent < 1) return '<1%';
     return Math.round(percent) + '%';
   }
+  function formatBytes(bytes) {
+    if (bytes <= 0) return '0';
+    if (bytes < 1024) return Math.round(bytes) + 'B';
+    if (bytes < 1024 ** 2) return trim(bytes / 1024) + 'KB';
+    if (bytes < 1024 ** 3) return trim(bytes / 1024 ** 2) + 'MB';
+    return trim(bytes / 1024 ** 3) + 'GB';
+  }
+  const formatValue = (kind, value) => (KINDS[kind].unit === 'bytes' ? formatBytes(value) : formatDuration(value));
   const formatCount = (n) => n.toLocaleString('en-US');
   /** Epoch ms → "2026-11-29 22:15:04.000" (UTC: the same clock as span timestamps). */
   const formatTime = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString().replace('T', ' ').replace('Z', '') : '?');
@@ -137,16 +150,20 @@ export const PAGE_SCRIPT = String.raw`
     const share = byTestId('share');
     share.append('Samples inside spans: ');
     const parts = [];
-    for (const kind of ['cpu', 'wall']) {
+    for (const kind of shownKinds.filter((k) => KINDS[k].perSpan)) {
       const s = data.share[kind];
       const whole = s.inside + s.outside;
       if (whole <= 0) continue;
-      const part = el('span', { 'data-kind': kind }, el('strong', {}, formatPercent(s.inside, whole)), ' of ' + KIND_LABEL[kind] + ' time (' + formatCount(s.insideSamples) + ' of ' + formatCount(s.insideSamples + s.outsideSamples) + ' samples)');
+      const part = el('span', { 'data-kind': kind }, el('strong', {}, formatPercent(s.inside, whole)), ' of ' + kindLabel(kind) + ' time (' + formatCount(s.insideSamples) + ' of ' + formatCount(s.insideSamples + s.outsideSamples) + ' samples)');
       if (s.unmatched > 0) part.append(', ' + formatPercent(s.unmatched, whole) + ' ' + data.run.unmatchedWords);
       parts.push(part);
     }
     if (parts.length === 0) share.append('no profile samples recorded');
     parts.forEach((part, i) => share.append(...(i > 0 ? [' · ', part] : [part])));
+    for (const snapshot of data.snapshots) {
+      const top = snapshot.topSelf.slice(0, 3).map((t) => frameName(t.frame) + ' ' + formatPercent(t.value, snapshot.total)).join(', ');
+      meta.append(el('p', { class: 'meta', 'data-testid': 'snapshot', 'data-kind': snapshot.kind }, 'Memory in use at the last window: ' + formatValue(snapshot.kind, snapshot.total) + (top ? ', allocated in ' + top : '')));
+    }
   }
 
   function selectRow(row) {
@@ -156,6 +173,8 @@ export const PAGE_SCRIPT = String.raw`
 
   function selectView(view, row) {
     state.view = view;
+    // A profile without spans (memory in use) has only the whole-process view.
+    if (view.type !== 'process' && !KINDS[state.kind].perSpan) state.kind = shownKinds.find((k) => KINDS[k].perSpan) || 'cpu';
     state.zoom = 0;
     selectRow(row);
     renderFlame();
@@ -248,18 +267,19 @@ export const PAGE_SCRIPT = String.raw`
   function renderFlame() {
     const box = byTestId('flame-graph');
     const tree = currentTree();
-    byTestId('flame-title').textContent = viewTitle() + ' · ' + KIND_LABEL[state.kind];
+    byTestId('flame-title').textContent = viewTitle() + ' · ' + kindLabel(state.kind);
     box.replaceChildren();
     box.dataset.kind = state.kind;
     box.dataset.view = state.view.type;
     for (const button of document.querySelectorAll('[data-testid="type-toggle"] button')) {
       button.setAttribute('aria-pressed', String(button.dataset.kind === state.kind));
+      button.disabled = state.view.type !== 'process' && !KINDS[button.dataset.kind].perSpan;
     }
     byTestId('view-process').disabled = state.view.type === 'process';
     if (tree.total[0] <= 0) {
       box.style.height = '';
       delete box.dataset.zoomRoot;
-      box.append(el('div', { class: 'flame-empty', 'data-testid': 'flame-empty' }, 'No ' + KIND_LABEL[state.kind] + ' samples in this view.'));
+      box.append(el('div', { class: 'flame-empty', 'data-testid': 'flame-empty' }, 'No ' + kindLabel(state.kind) + ' samples in this view.'));
       byTestId('flame-reset').disabled = true;
       applySearch();
       return;
@@ -321,7 +341,7 @@ export const PAGE_SCRIPT = String.raw`
         i = end[i];
       } else i++;
     }
-    info.textContent = matched > 0 ? 'Matched ' + formatDuration(matched) + ' (' + formatPercent(matched, tree.total[zoom]) + ' of this view)' : 'No match';
+    info.textContent = matched > 0 ? 'Matched ' + formatValue(state.kind, matched) + ' (' + formatPercent(matched, tree.total[zoom]) + ' of this view)' : 'No match';
   }
 
   function showTooltip(event) {
@@ -338,8 +358,8 @@ export const PAGE_SCRIPT = String.raw`
     tip.replaceChildren(
       el('div', { class: 'tip-name' }, frameName(f)),
       el('div', { class: 'tip-file' }, frameWhere(f) || (f < 0 ? viewTitle() : 'no source location')),
-      el('div', {}, 'Total: ' + formatDuration(tree.total[node]) + ' (' + formatPercent(tree.total[node], whole) + ')'),
-      el('div', {}, 'Self: ' + formatDuration(tree.self[node]) + ' (' + formatPercent(tree.self[node], whole) + ')'),
+      el('div', {}, 'Total: ' + formatValue(state.kind, tree.total[node]) + ' (' + formatPercent(tree.total[node], whole) + ')'),
+      el('div', {}, 'Self: ' + formatValue(state.kind, tree.self[node]) + ' (' + formatPercent(tree.self[node], whole) + ')'),
     );
     tip.hidden = false;
     const margin = 14;
@@ -347,6 +367,14 @@ export const PAGE_SCRIPT = String.raw`
     const top = event.clientY + margin + tip.offsetHeight > window.innerHeight ? event.clientY - tip.offsetHeight - margin : event.clientY + margin;
     tip.style.left = Math.max(4, left) + 'px';
     tip.style.top = Math.max(4, top) + 'px';
+  }
+
+  function renderToggle() {
+    const toggle = byTestId('type-toggle');
+    for (const kind of shownKinds) {
+      const title = kindLabel(kind);
+      toggle.append(el('button', { type: 'button', 'data-kind': kind, 'data-testid': 'type-' + kind, 'aria-pressed': 'false' }, title.charAt(0).toUpperCase() + title.slice(1)));
+    }
   }
 
   function bindFlame() {
@@ -372,7 +400,7 @@ export const PAGE_SCRIPT = String.raw`
       button.addEventListener('click', () => {
         if (state.kind === button.dataset.kind) return;
         state.kind = button.dataset.kind;
-        // Node indices differ between the CPU and wall trees, so a zoom does not carry over.
+        // Node indices differ between the trees of two types, so a zoom does not carry over.
         state.zoom = 0;
         renderFlame();
       });
@@ -387,6 +415,7 @@ export const PAGE_SCRIPT = String.raw`
   renderHeader();
   renderEndpoints();
   renderSpans();
+  renderToggle();
   bindFlame();
   renderFlame();
   document.body.dataset.ready = 'true';

@@ -7,9 +7,16 @@
  * the heap over a long recording.
  */
 import type { Profile } from 'pprof-format';
+import { PROFILE_TYPE_NAMES, type ProfileType } from '../profiling/profile-types.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
-export type ProfileKind = 'cpu' | 'wall';
+/** A profile type as the report reads it (profiling/profile-types.ts). */
+export type ProfileKind = ProfileType;
+
+/** `make(kind)` for every profile type of the table. */
+export function everyKind<T>(make: (kind: ProfileKind) => T): Record<ProfileKind, T> {
+  return Object.fromEntries(PROFILE_TYPE_NAMES.map((kind) => [kind, make(kind)])) as Record<ProfileKind, T>;
+}
 
 /** Frames as parallel arrays of indices into `strings` (plus the line). */
 export interface FrameTable {
@@ -22,7 +29,7 @@ export interface FrameTable {
 export interface SampleColumns {
   /** Stack trie node of the sample's leaf frame. */
   stack: number[];
-  /** Nanoseconds of the kind (CPU or wall). */
+  /** The kind's shown value: nanoseconds of CPU or wall time, bytes in use. */
   value: number[];
   /** Index into SampleIndex.labels, or -1 for a sample outside any span. */
   label: number[];
@@ -73,12 +80,9 @@ export class SampleIndexBuilder {
   private readonly children: (Map<number, number> | undefined)[] = [undefined];
   private readonly labelIds = new Map<string, number>();
   private readonly labels = { spanId: [] as string[], spanName: [] as string[] };
-  private readonly samples: Record<ProfileKind, SampleColumns> = {
-    cpu: { stack: [], value: [], label: [] },
-    wall: { stack: [], value: [], label: [] },
-  };
+  private readonly samples: Record<ProfileKind, SampleColumns> = everyKind(() => ({ stack: [], value: [], label: [] }));
   private readonly windows = new Set<number>();
-  private readonly durationNs: Record<ProfileKind, number> = { cpu: 0, wall: 0 };
+  private readonly durationNs: Record<ProfileKind, number> = everyKind(() => 0);
 
   constructor() {
     this.strings.id('');

@@ -2,9 +2,9 @@
  * The text a run ends with (and `pyro-run report` prints): the heaviest endpoints by CPU in an
  * aligned table, then how much of the profile ran inside spans. Pure: aggregates in, text out.
  */
-import type { RunAggregates, SampleShare } from './aggregate.js';
+import type { RunAggregates, SampleShare, SelfTime } from './aggregate.js';
 import { printable } from '../util/printable.js';
-import { formatDuration, formatPercent, truncate } from './format.js';
+import { formatBytes, formatDuration, formatPercent, truncate } from './format.js';
 
 export interface SummaryOptions {
   /** Endpoints listed; default 10. */
@@ -15,11 +15,12 @@ const DEFAULT_LIMIT = 10;
 const NAME_WIDTH = 40;
 const FUNCTION_WIDTH = 32;
 
-function topSelfText(aggregates: RunAggregates, endpoint: RunAggregates['endpoints'][number]): string {
-  return endpoint.topSelf
+/** `fn 62%, other 20%`: the heaviest functions as shares of `whole`. */
+function topSelfText(aggregates: RunAggregates, topSelf: readonly SelfTime[], whole: number): string {
+  return topSelf
     .map(({ frame, value }) => {
       const name = aggregates.strings[aggregates.frames.name[frame] as number] ?? '';
-      return `${truncate(printable(name), FUNCTION_WIDTH)} ${formatPercent(value, endpoint.cpuNs)}`;
+      return `${truncate(printable(name), FUNCTION_WIDTH)} ${formatPercent(value, whole)}`;
     })
     .join(', ');
 }
@@ -61,7 +62,7 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
       formatDuration(endpoint.p50Ns),
       formatDuration(endpoint.p95Ns),
       formatDuration(endpoint.cpuNs),
-      topSelfText(aggregates, endpoint) || '-',
+      topSelfText(aggregates, endpoint.topSelf, endpoint.cpuNs) || '-',
     ]);
     lines.push(...alignRows([header, ...rows], [false, true, true, true, true, false]));
     const hidden = aggregates.endpoints.length - shown.length;
@@ -70,6 +71,10 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   const { unmatchedWords } = aggregates.run;
   const shares = [shareText('CPU time', aggregates.share.cpu, unmatchedWords), shareText('wall time', aggregates.share.wall, unmatchedWords)].filter((text) => text !== undefined);
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
+  for (const snapshot of aggregates.snapshots) {
+    const top = topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total);
+    lines.push(`Memory in use at the last window: ${formatBytes(snapshot.total)}${top ? `, allocated in ${top}` : ''}`);
+  }
   if (aggregates.run.partial) lines.push(`Partial: ${aggregates.run.partial}`);
   return `${lines.join('\n')}\n`;
 }

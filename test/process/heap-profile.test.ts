@@ -1,11 +1,19 @@
 /**
  * The in-use memory profile (`heap` in --profiles): an app keeps ~64 MB from one function and
- * churns as much garbage from another. Every window's memory profile reaches /ingest, filed by the
+ * churns garbage from another. Every window's memory profile reaches /ingest, filed by the
  * receiver (Pyroscope's rules) as `memory`, and most of the in-use space is under the function
- * that keeps it.
+ * that keeps it; the same in local mode, in the exit summary, `report --json` and the report page
+ * in Chromium.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { runReport } from '../../src/cli/report.js';
+import type { RunAggregates } from '../../src/report/aggregate.js';
+import { frames, launchBrowser, openReport } from '../support/browser.js';
 import { fixture, runCli } from '../support/child.js';
 import { linkedEnv } from '../support/linking.js';
 import { startReceiver } from '../support/receiver.js';
@@ -48,4 +56,48 @@ test('with heap on, every window sends a memory profile, and the in-use space is
   assert.ok(bytes > 40e6, `in-use bytes ${bytes}`);
   assert.ok(share >= 0.5, `share under ${RETAINER}: ${share}`);
   assert.ok(!last.samples.some((sample) => sample.stack.includes('churn_garbage') && (sample.values.inuse_space ?? 0) > bytes / 4), 'the churned garbage is not what is in use');
+});
+
+test('in local mode, every window records a memory profile, and the summary, report --json and the page put the in-use memory under the function that keeps it', { timeout: 120_000 }, async (t) => {
+  const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-heap-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), fixture('apps/memory.cjs')], { env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });
+  t.after(() => app.process.kill('SIGKILL'));
+  const exit = await app.exit();
+  assert.equal(exit.code, 0, app.stderr);
+  assert.match(app.stderr, /Memory in use at the last window: [\d.]+MB, allocated in retain_in_use \d+%/);
+
+  const [runName] = readdirSync(path.join(base, 'data'));
+  const run = path.join(base, 'data', runName!);
+  const files = readdirSync(path.join(run, 'profiles'));
+  const windowsOf = (type: string) => files.filter((name) => name.endsWith(`-${type}.pb.gz`)).map((name) => name.split('-')[0]);
+  assert.ok(windowsOf('wall').length >= 3, files.join(' '));
+  assert.deepEqual(windowsOf('heap'), windowsOf('wall'), 'a memory profile in every window');
+
+  let json = '';
+  assert.equal(runReport([run, '--json'], { stdout: (text) => void (json += text), stderr: () => undefined, cwd: base }), 0);
+  const aggregates = JSON.parse(json) as RunAggregates;
+  const [snapshot] = aggregates.snapshots;
+  assert.ok(snapshot, 'report --json has the memory snapshot');
+  assert.equal(snapshot.kind, 'heap');
+  const nameOf = (frame: number) => aggregates.strings[aggregates.frames.name[frame]!];
+  assert.equal(nameOf(snapshot.topSelf[0]!.frame), RETAINER, 'the top in-use function');
+  assert.ok(snapshot.topSelf[0]!.value >= snapshot.total / 2, `${snapshot.topSelf[0]!.value} of ${snapshot.total}`);
+
+  assert.equal(runReport([run], { stdout: () => undefined, stderr: () => undefined, cwd: base }), 0);
+  const context = await launchBrowser(path.join(base, 'profile'));
+  t.after(() => context.close());
+  const { page, errors } = await openReport(context, pathToFileURL(path.join(run, 'report.html')).href);
+  assert.match((await page.textContent('[data-testid="snapshot"]')) ?? '', /Memory in use at the last window: [\d.]+MB, allocated in retain_in_use/);
+  await page.click('[data-testid="type-heap"]');
+  await page.waitForSelector('[data-testid="flame-graph"][data-kind="heap"]');
+  assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /Whole process · memory in use/);
+  const drawn = await frames(page);
+  const root = drawn.find((frame) => frame.depth === 0 && !frame.ancestor)!;
+  assert.equal(root.total, snapshot.total, 'the graph is the snapshot');
+  const retained = drawn.filter((frame) => frame.name === RETAINER && !frame.ancestor).reduce((sum, frame) => sum + frame.total, 0);
+  assert.ok(retained >= root.total / 2, `${retained} of ${root.total} under ${RETAINER}`);
+  await page.locator(`[data-testid="flame-frame"][data-name="${RETAINER}"]`).first().hover();
+  assert.match((await page.textContent('[data-testid="flame-tooltip"]')) ?? '', /Total: [\d.]+MB/);
+  assert.deepEqual(errors, []);
 });

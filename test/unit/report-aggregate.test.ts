@@ -95,11 +95,11 @@ describe('loading a recording', () => {
     assert.equal(latestRun(path.join(dir, 'not-a-run')), undefined);
   });
 
-  it('ignores temporary files (names starting with a dot) and types it does not show', () => {
+  it('ignores temporary files (names starting with a dot) and types it does not know', () => {
     const dir = shopRecording(fresh());
     writeFileSync(path.join(dir, 'profiles', '.000003-cpu.pb.gz.tmp'), 'half written');
     writeFileSync(path.join(dir, 'spans', '.000003.jsonl.tmp'), '{"resourceSp');
-    writeFileSync(path.join(dir, 'profiles', '000003-heap.pb.gz'), gzipSync(Buffer.from('some other profile')));
+    writeFileSync(path.join(dir, 'profiles', '000003-mutex.pb.gz'), gzipSync(Buffer.from('some other profile')));
     const run = loadRunSync(dir);
     assert.equal(run.profiles.length, 4);
     assert.equal(run.spans.length, 9);
