@@ -37,6 +37,8 @@ export interface Config {
     headers: Record<string, string>;
     labels: Record<string, string>;
     uploadTimeoutMs: number;
+    /** Where the heap profile taken at the heap limit waits for the next start to send it; undefined: the default, under the OS's temporary folder. */
+    spoolDir: string | undefined;
   };
   /** Accept any TLS certificate from the Pyroscope and OTLP endpoints (an explicit opt-out; off by default). */
   tlsSkipVerify: boolean;
@@ -293,6 +295,7 @@ export const SETTINGS = {
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
   heapSamplingInterval: { flag: 'heap-sampling-interval', arg: '<bytes>', env: 'PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES', description: 'heap profile: mean bytes allocated between two samples', defaultText: '524288', parse: integer(1024, 1 << 30, 'bytes') },
   heapStackDepth: { flag: 'heap-stack-depth', arg: '<frames>', env: 'PYROSCOPE_HEAP_STACK_DEPTH', description: 'heap profile: deepest stack recorded per sample', defaultText: '64', parse: integer(1, 1024, 'frames') },
+  spoolDir: { flag: 'spool-dir', arg: '<dir>', env: 'PYRO_RUN_SPOOL_DIR', description: 'remote mode: where the heap profile taken when the app hits its heap limit waits for the next start to send it (in a container: a volume)', defaultText: '<tmp>/pyro-run-spool', parse: text },
   uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one upload request (a profile or a span batch)', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
   insecureSkipTlsVerify: {
     flag: 'insecure-skip-tls-verify',
@@ -448,6 +451,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       headers: get('pyroscopeHeaders') ?? {},
       labels: readLabels(env, problems),
       uploadTimeoutMs: get('uploadTimeout') ?? 10_000,
+      spoolDir: get('spoolDir'),
     },
     tlsSkipVerify: get('insecureSkipTlsVerify') ?? false,
     proxy: undefined,

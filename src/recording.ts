@@ -64,6 +64,8 @@ export interface Manifest {
   capBytes: number;
   counts: RunCounts;
   endpoints: EndpointTotal[];
+  /** When the app hit its heap limit: the time and the window that holds the heap profile of that moment. */
+  outOfMemory?: { at: string; window: number };
 }
 
 const seq = (n: number) => String(n).padStart(6, '0');

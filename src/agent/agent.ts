@@ -4,7 +4,7 @@ import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from '../export/destination.js';
 import type { SpanBatcher } from '../tracing/span-batcher.js';
 import { type Logger, reason } from '../log.js';
-import type { Profiler } from '../profiling/profiler.js';
+import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
 import type { Finisher } from './shutdown.js';
 import { WindowHold } from '../span-link/window-hold.js';
 
@@ -82,6 +82,21 @@ export class Agent implements Finisher {
       log.warn(`could not collect the last profile window: ${reason(error)}`);
     }
     return { window, spanBatches: batcher?.takeBuffered() ?? [] };
+  }
+
+  /**
+   * The heap limit was hit (called synchronously, wherever the app's code was running): the heap
+   * profile of this moment is kept now, since the process most likely dies of it next without
+   * running an exit handler.
+   */
+  outOfMemory(window: ProfileWindow): void {
+    const { destination, log } = this.parts;
+    log.warn('the JavaScript heap limit was hit: the heap profile of this moment is being kept (the app may die of it next)');
+    try {
+      destination.outOfMemorySync(window);
+    } catch (error) {
+      log.debug(`out of memory: ${reason(error)}`);
+    }
   }
 
   async finishAsync(deadlineAt: number): Promise<void> {

@@ -39,10 +39,12 @@ export function boot(config: Config, log: Logger): Started {
   const tracingOn = !config.sdkDisabled;
 
   let profiler: Profiler | undefined;
+  let agent: Agent | undefined;
   if (config.profiles.length > 0) {
     try {
-      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros), heap: config.heap });
+      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros), heap: config.heap, outOfMemory: (window) => agent?.outOfMemory(window) });
       profiler.start();
+      if (config.profiles.includes('heap') && !profiler.watchesOutOfMemory) log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
       if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
       if (config.sourceMaps) {
         const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
@@ -82,7 +84,7 @@ export function boot(config: Config, log: Logger): Started {
     }
   }
 
-  const agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processor: tracing?.processor, sdk: tracing?.sdk });
+  agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processor: tracing?.processor, sdk: tracing?.sdk });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
   log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);

@@ -20,4 +20,9 @@ export interface Destination {
   spans(batch: ReadableSpan[]): void;
   finishAsync(last: FinalData, deadlineAt: number): Promise<void>;
   finishSync(last: FinalData, deadlineAt: number): void;
+  /**
+   * The heap limit was hit: `window` holds the heap profile of that moment. Kept synchronously
+   * (written, or spooled for the next start), since the process most likely dies right after.
+   */
+  outOfMemorySync(window: ProfileWindow): void;
 }

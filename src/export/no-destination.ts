@@ -11,4 +11,5 @@ export const NO_DESTINATION: Destination = {
   spans: () => undefined,
   finishAsync: () => Promise.resolve(),
   finishSync: () => undefined,
+  outOfMemorySync: () => undefined,
 };

@@ -50,6 +50,16 @@ export class Uploads implements Destination {
     for (const upstream of this.upstreams) upstream.spans?.(batch);
   }
 
+  outOfMemorySync(window: ProfileWindow): void {
+    for (const upstream of this.upstreams) {
+      try {
+        upstream.outOfMemorySync?.(window);
+      } catch (error) {
+        this.log.debug(`out of memory: could not keep the heap profile: ${reason(error)}`);
+      }
+    }
+  }
+
   async finishAsync(last: FinalData, deadlineAt: number): Promise<void> {
     this.sender.beginFinalFlush();
     const work = (async () => {

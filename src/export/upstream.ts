@@ -25,4 +25,6 @@ export interface Upstream {
    * then `last` — encoded synchronously.
    */
   owedSync(last: FinalData): Outgoing[];
+  /** The heap limit was hit: keeps `window` (the heap profile of that moment) synchronously for a later process to send. */
+  outOfMemorySync?(window: ProfileWindow): void;
 }

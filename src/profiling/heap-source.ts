@@ -21,13 +21,44 @@ interface HeapBindings {
   stopSamplingHeapProfiler(): void;
   /** The live sampled objects now, as a tree of plain objects (counts already scaled up by V8). */
   getAllocationProfile(): AllocationProfileNode;
+  /**
+   * V8's near-heap-limit callback, native: at the limit the addon prints one `NearHeapLimit(…)`
+   * line to stderr, reads the profile, raises the limit by `extensionBytes` (`count` times at most,
+   * restored once usage falls back) and calls `callback` with the tree — in `Interrupt` mode
+   * synchronously, wherever JavaScript is running. The arguments are positional and all required.
+   */
+  monitorOutOfMemory(
+    extensionBytes: number,
+    count: number,
+    dumpOnStderr: boolean,
+    exportCommand: string[],
+    callback: (tree: AllocationProfileNode) => void,
+    callbackMode: number,
+    isMainThread: boolean,
+    automaticExtension: boolean,
+  ): void;
 }
+
+/** CallbackMode.Interrupt of @datadog/pprof: the callback runs at the limit even in a loop that never yields. */
+const CALLBACK_INTERRUPT = 2;
+/**
+ * How far the heap limit is raised, once, so that the profile of the moment can be built, encoded
+ * and written (a tree of a few thousand nodes: a few MB at most); then the app goes on and dies as
+ * it would have, a little later. 'auto' would add a whole young generation (up to +192 MB on Node
+ * 24), too much for a container's memory limit.
+ */
+const OUT_OF_MEMORY_EXTENSION_BYTES = 32 * 1024 * 1024;
 
 export interface HeapSourceOptions {
   /** Mean bytes allocated between two samples (PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES). */
   intervalBytes: number;
   /** Deepest stack recorded per sample (PYROSCOPE_HEAP_STACK_DEPTH). */
   stackDepth: number;
+  /**
+   * Called synchronously when the heap limit is hit, with the heap profile of that moment; the
+   * process dies of it afterwards unless the app frees memory.
+   */
+  outOfMemory?: (part: WindowPart) => void;
 }
 
 /** Tree nodes handled between two checks of the time slice, as for time profiles. */
@@ -54,6 +85,8 @@ export class HeapSource implements ProfileSource {
   private bindings: HeapBindings | undefined;
   private observer: PerformanceObserver | undefined;
   private afterCollection: Snapshot | undefined;
+  /** Whether the heap limit is watched: the profile of that moment will be handed to `outOfMemory`. */
+  watchesOutOfMemory = false;
 
   constructor(private readonly options: HeapSourceOptions) {}
 
@@ -73,12 +106,30 @@ export class HeapSource implements ProfileSource {
       }
     });
     this.watchCollections();
+    const { outOfMemory } = this.options;
+    if (outOfMemory) {
+      const { isMainThread } = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
+      // The callback interrupts whatever JavaScript runs at the limit: nothing may throw out of it into the app.
+      const atLimit = (tree: AllocationProfileNode) => {
+        try {
+          outOfMemory(this.partOf({ tree, externalBytes: process.memoryUsage().external }));
+        } catch {
+          // Dying of it anyway; the app's own error is the one to see.
+        }
+      };
+      try {
+        bindings.monitorOutOfMemory(OUT_OF_MEMORY_EXTENSION_BYTES, 1, false, [], atLimit, CALLBACK_INTERRUPT, isMainThread, false);
+        this.watchesOutOfMemory = true;
+      } catch {
+        // The heap profile goes on without its last word at the limit (boot says so).
+      }
+    }
   }
 
   cut(last: boolean): WindowPart | undefined {
     const bindings = this.bindings;
     if (bindings === undefined) return undefined;
-    const { tree, externalBytes } = this.afterCollection ?? this.snapshot(bindings);
+    const snapshot = this.afterCollection ?? this.snapshot(bindings);
     this.afterCollection = undefined;
     if (last) {
       this.observer?.disconnect();
@@ -87,6 +138,10 @@ export class HeapSource implements ProfileSource {
     } else {
       this.watchCollections();
     }
+    return this.partOf(snapshot);
+  }
+
+  private partOf({ tree, externalBytes }: Snapshot): WindowPart {
     const { intervalBytes } = this.options;
     return { build: (from, sourceMapper) => buildHeapProfile(tree, externalBytes, from, intervalBytes, sourceMapper) };
   }

@@ -21,11 +21,18 @@ export interface ProfilerOptions {
   /** Who a time sample belongs to (the span-link side answers); without it samples go unlabelled. */
   spanOf?: TimeBuild['spanOf'];
   heap: HeapSourceOptions;
+  /**
+   * Called synchronously when the heap limit is hit (heap profile on), with a window holding the
+   * heap profile of that moment: the last thing the process may do before it dies of it.
+   */
+  outOfMemory?: (window: ProfileWindow) => void;
 }
 
+type AtLimit = ((part: WindowPart) => void) | undefined;
+
 /** The samplers behind the profile types other than the time sampler's (profile-types.ts `source`). */
-const SOURCES: Record<Exclude<SourceName, 'time'>, (options: ProfilerOptions) => ProfileSource> = {
-  heap: (options) => new HeapSource(options.heap),
+const SOURCES: Record<Exclude<SourceName, 'time'>, (options: ProfilerOptions, atLimit: AtLimit) => ProfileSource> = {
+  heap: (options, atLimit) => new HeapSource({ ...options.heap, outOfMemory: atLimit }),
 };
 
 const NO_ONE: TimeBuild['spanOf'] = () => undefined;
@@ -49,12 +56,19 @@ export class Profiler {
       this.time = new TimeSource({ types: timeTypes, intervalMicros: options.samplingIntervalMicros, flushIntervalMs: options.flushIntervalMs, traceIdLabel: options.traceIdLabel, spanOf: options.spanOf ?? NO_ONE });
       this.sources.push(this.time);
     }
-    for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options));
+    const { outOfMemory } = options;
+    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ from: this.windowStart, until: Date.now(), parts: [part], sourceMapper: this.sourceMapper, cutMs: 0 }));
+    for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options, atLimit));
   }
 
   start(): void {
     for (const source of this.sources) source.start();
     this.windowStart = Date.now();
+  }
+
+  /** Whether a heap sampler watches the heap limit (to hand over the profile of that moment). */
+  get watchesOutOfMemory(): boolean {
+    return this.sources.some((source) => source instanceof HeapSource && source.watchesOutOfMemory);
   }
 
   /**

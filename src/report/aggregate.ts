@@ -38,6 +38,8 @@ export interface Snapshot {
   unit: string;
   /** The window it was read in (its number in the recording). */
   window: number;
+  /** When it is the profile taken as the app hit its heap limit: that time (ISO); else undefined. */
+  outOfMemoryAt: string | undefined;
   total: number;
   /** The heaviest functions by self value, at most 10. */
   topSelf: SelfTime[];
@@ -448,11 +450,13 @@ function snapshots(model: RunModel): Snapshot[] {
   return PROFILE_TYPE_NAMES.filter((kind) => profileTypeInfo(kind).across === 'latest' && model.index.samples[kind].value.length > 0).map((kind) => {
     const columns = model.index.samples[kind];
     const window = Math.max(...model.run.profiles.filter((profile) => profile.kind === kind).map((profile) => profile.window));
+    const { outOfMemory } = model.run.manifest;
     return {
       kind,
       title: profileTypeInfo(kind).title,
       unit: shownSampleType(kind).unit,
       window,
+      outOfMemoryAt: outOfMemory?.window === window ? outOfMemory.at : undefined,
       total: columns.value.reduce((a, b) => a + b, 0),
       topSelf: topSelfOf(model.index, kind, columns.stack.keys(), TOP_SNAPSHOT),
     };

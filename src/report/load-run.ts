@@ -52,6 +52,8 @@ export interface RunManifest {
   flushIntervalMs: number | undefined;
   profileTypes: string[];
   counts: RunCounts;
+  /** When the app hit its heap limit, and the window with the heap profile of that moment. */
+  outOfMemory: { at: string; window: number } | undefined;
   /** Every local root counted by endpoint; undefined in recordings made before the recorder counted them. */
   endpoints: EndpointTotal[] | undefined;
 }
@@ -179,7 +181,14 @@ function parseManifest(text: string, where: string): RunManifest {
       summarizedSpans: count('summarizedSpans'),
     },
     endpoints: Array.isArray(m.endpoints) ? parseEndpoints(m.endpoints, where) : undefined,
+    outOfMemory: parseOutOfMemory(m.outOfMemory),
   };
+}
+
+function parseOutOfMemory(raw: unknown): RunManifest['outOfMemory'] {
+  const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const window = asNumber(o.window);
+  return typeof o.at === 'string' && window !== undefined ? { at: o.at, window } : undefined;
 }
 
 function parseEndpoints(raw: unknown[], where: string): EndpointTotal[] {

@@ -73,7 +73,8 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
   for (const snapshot of aggregates.snapshots) {
     const top = topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total);
-    lines.push(`Memory in use at the last window: ${formatBytes(snapshot.total)}${top ? `, allocated in ${top}` : ''}`);
+    const when = snapshot.outOfMemoryAt === undefined ? 'at the last window' : `when the heap limit was hit (${snapshot.outOfMemoryAt})`;
+    lines.push(`Memory in use ${when}: ${formatBytes(snapshot.total)}${top ? `, allocated in ${top}` : ''}`);
   }
   if (aggregates.run.partial) lines.push(`Partial: ${aggregates.run.partial}`);
   return `${lines.join('\n')}\n`;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs, { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
-import { writeFileAtomicSync } from '../../src/export/local/atomic-file.js';
+import { writeFileAtomicSync } from '../../src/util/atomic-file.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const { fresh: tempDir } = scratchDirs('pyro-run-atomic-');

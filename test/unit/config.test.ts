@@ -34,6 +34,7 @@ const DEFAULTS: Config = {
     headers: {},
     labels: {},
     uploadTimeoutMs: 10_000,
+    spoolDir: undefined,
   },
   // Certificates are verified unless the user explicitly opts out.
   tlsSkipVerify: false,

@@ -220,6 +220,7 @@ describe('authHeaders', () => {
     headers: {},
     labels: {},
     uploadTimeoutMs: 10_000,
+    spoolDir: undefined,
   };
   const cases: { name: string; pyroscope: Partial<Config['pyroscope']>; expected: Record<string, string> }[] = [
     { name: 'nothing configured', pyroscope: {}, expected: {} },

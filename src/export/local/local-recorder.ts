@@ -17,7 +17,7 @@ import {
 } from '../../recording.js';
 import { otlpJsonTraceSerializer } from '../../vendor.js';
 import { LABEL_SPAN_ID, LABEL_TRACE_ID } from '../../wire.js';
-import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
+import { removeQuietly, writeFileAtomicSync } from '../../util/atomic-file.js';
 import type { Destination, FinalData } from '../destination.js';
 import { describeDiskError, isDiskFull } from './disk-error.js';
 import { mergeGzippedProfiles } from '../../profiling/profile-merge.js';
@@ -177,6 +177,20 @@ export class LocalRecorder implements Destination {
         }),
       (error) => this.log.warnOnce('encode', `could not encode a profile window: ${reason(error)}`),
     );
+  }
+
+  /**
+   * The heap limit was hit: the heap profile of this moment is written now, synchronously, as a
+   * window of its own, and run.json says so; the process most likely dies of it next, with no exit
+   * handler run (a later `exit`, should the app free memory and go on, finishes as usual).
+   */
+  outOfMemorySync(window: ProfileWindow): void {
+    if (this.broken || this.closed) return;
+    this.guard(() => {
+      this.writeWindow(window, encodeSync(window));
+      this.manifest.outOfMemory = { at: new Date(window.until).toISOString(), window: this.windowSeq };
+      this.writeManifest();
+    });
   }
 
   /** The span IDs a window's samples were labelled with, once it is built. */

@@ -3,7 +3,7 @@ import { nodeFs } from '../../util/builtins.js';
 import { megabytes } from '../../config.js';
 import { type Logger, reason } from '../../log.js';
 import { DELETING_PREFIX } from '../../recording.js';
-import { removeQuietly } from './atomic-file.js';
+import { removeQuietly } from '../../util/atomic-file.js';
 import { isRunning, pidAlive, pidNamespace, type Vantage } from './run-liveness.js';
 import { listRuns, readRun, type RunOnDisk } from './runs-on-disk.js';
 

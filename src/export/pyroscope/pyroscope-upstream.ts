@@ -6,6 +6,7 @@ import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
+import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from './spool.js';
 
 /** Profile windows to Pyroscope's `/ingest`: each window's profiles as gzipped pprof, one request per profile type. */
 export class PyroscopeUpstream implements Upstream {
@@ -26,6 +27,23 @@ export class PyroscopeUpstream implements Upstream {
 
   prepare(): void {
     prepareEncoder();
+    this.sendSpooled();
+  }
+
+  /** What an earlier process of this service kept for this server as it died (spool.ts), sent now. */
+  private sendSpooled(): void {
+    const spooled = takeSpooled(spoolDirOf(this.pyroscope.spoolDir), spoolServer(this.pyroscope.serverAddress), this.serviceName);
+    for (const { from, until, type, body } of spooled) this.send(this.request({ from, until }, type, body, 'kept by an earlier process when it hit its heap limit'));
+    if (spooled.length > 0) this.log.info(`sending ${spooled.length} profile${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
+  }
+
+  outOfMemorySync(window: ProfileWindow): void {
+    const server = spoolServer(this.pyroscope.serverAddress);
+    const files = spoolSync(
+      spoolDirOf(this.pyroscope.spoolDir),
+      encodeSync(window).map(({ type, body }) => ({ server, serviceName: this.serviceName, from: window.from, until: window.until, type, body })),
+    );
+    this.log.warn(`the heap profile of this moment is in ${files.join(', ')}; the next start of ${this.serviceName} sends it`);
   }
 
   profiles(window: ProfileWindow): void {
@@ -57,17 +75,19 @@ export class PyroscopeUpstream implements Upstream {
   }
 
   private requests(window: ProfileWindow, profiles: EncodedProfile[]): Outgoing[] {
-    return profiles.map(({ type, body }) =>
-      ingestRequest({
-        serverAddress: this.pyroscope.serverAddress,
-        serviceName: this.serviceName,
-        labels: this.pyroscope.labels,
-        headers: this.headers,
-        from: window.from,
-        until: window.until,
-        body,
-        what: `${type} profile of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}`,
-      }),
-    );
+    return profiles.map(({ type, body }) => this.request(window, type, body));
+  }
+
+  private request(window: { from: number; until: number }, type: string, body: Uint8Array, note?: string): Outgoing {
+    return ingestRequest({
+      serverAddress: this.pyroscope.serverAddress,
+      serviceName: this.serviceName,
+      labels: this.pyroscope.labels,
+      headers: this.headers,
+      from: window.from,
+      until: window.until,
+      body,
+      what: `${type} profile of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}${note ? ` (${note})` : ''}`,
+    });
   }
 }

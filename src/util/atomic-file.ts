@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { nodeFs } from '../../util/builtins.js';
+import { nodeFs } from './builtins.js';
 
 let written = 0;
 
@@ -11,11 +11,11 @@ let written = 0;
  * write fails — a full disk takes the bytes up to the last block that fit — the temporary file
  * is removed before the error is passed on, so a failure leaves the disk as it was.
  */
-export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+export function writeFileAtomicSync(file: string, data: string | Uint8Array, mode?: number): void {
   const unique = `${process.pid}-${(++written).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
   try {
-    nodeFs().writeFileSync(tmp, data);
+    nodeFs().writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
     nodeFs().renameSync(tmp, file);
   } catch (error) {
     removeQuietly(tmp);

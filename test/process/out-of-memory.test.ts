@@ -1,0 +1,100 @@
+/**
+ * Out of memory with the heap profile on: at the heap limit the heap profile of that moment is
+ * kept — written into the recording in local mode, spooled for the next start in remote mode —
+ * and the app dies exactly as it would have (SIGABRT, V8's fatal error on stderr).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { runReport } from '../../src/cli/report.js';
+import type { RunAggregates } from '../../src/report/aggregate.js';
+import { fixture, runCli, runNode } from '../support/child.js';
+import { startReceiver } from '../support/receiver.js';
+import type { IngestRecord } from '../support/receiver-types.js';
+
+const LEAK = 'leak_until_the_limit';
+const SMALL_HEAP = '--max-old-space-size=64';
+const FATAL = /FATAL ERROR: .*JavaScript heap out of memory/;
+
+function scratch(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-oom-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The share of a memory profile's in-use bytes whose stack passes through `frame`. */
+function shareThrough(ingest: IngestRecord, frame: string): number {
+  let total = 0;
+  let through = 0;
+  for (const sample of ingest.samples) {
+    total += sample.values.inuse_space ?? 0;
+    if (sample.stack.includes(frame)) through += sample.values.inuse_space ?? 0;
+  }
+  return total === 0 ? 0 : through / total;
+}
+
+test('local mode: the heap profile of the moment the limit was hit is in the recording, and the app dies of it as without the agent', { timeout: 120_000 }, async (t) => {
+  const bare = runNode([SMALL_HEAP, fixture('apps/out-of-memory.cjs')]);
+  t.after(() => bare.process.kill('SIGKILL'));
+  const bareExit = await bare.exit(60_000);
+  assert.equal(bareExit.signal, 'SIGABRT', bare.stderr.slice(-500));
+  assert.match(bare.stderr, FATAL);
+
+  const base = scratch(t);
+  const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), 'node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });
+  t.after(() => app.process.kill('SIGKILL'));
+  const exit = await app.exit(60_000);
+  assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: bareExit.code, signal: bareExit.signal }, 'the CLI ends as the app did');
+  assert.match(app.stderr, FATAL);
+
+  const [runName] = readdirSync(path.join(base, 'data'));
+  const run = path.join(base, 'data', runName!);
+  const manifest = JSON.parse(readFileSync(path.join(run, 'run.json'), 'utf8')) as { outOfMemory?: { window: number } };
+  assert.ok(manifest.outOfMemory, 'run.json says the app ran out of memory');
+  assert.ok(readdirSync(path.join(run, 'profiles')).includes(`${String(manifest.outOfMemory.window).padStart(6, '0')}-heap.pb.gz`));
+  let json = '';
+  assert.equal(runReport([run, '--json'], { stdout: (text) => void (json += text), stderr: () => undefined, cwd: base }), 0);
+  const aggregates = JSON.parse(json) as RunAggregates;
+  const [snapshot] = aggregates.snapshots;
+  assert.ok(snapshot?.outOfMemoryAt, 'the report shows the profile of the moment the limit was hit');
+  assert.equal(snapshot.window, manifest.outOfMemory.window);
+  const top = snapshot.topSelf[0]!;
+  assert.equal(aggregates.strings[aggregates.frames.name[top.frame]!], LEAK);
+  assert.ok(top.value >= snapshot.total / 2, `${top.value} of ${snapshot.total} in ${LEAK}`);
+});
+
+test('remote mode: the heap profile of the moment is spooled without secrets, and the next start sends it with its own credentials', { timeout: 120_000 }, async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const spool = scratch(t);
+  const env = {
+    OTEL_SERVICE_NAME: 'oom-app',
+    PYROSCOPE_SERVER_ADDRESS: receiver.url,
+    PYROSCOPE_AUTH_TOKEN: 'spool-secret-token',
+    PYRO_RUN_SPOOL_DIR: spool,
+    PYRO_RUN_PROFILES: 'cpu,wall,heap',
+    PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+    OTEL_TRACES_EXPORTER: 'none',
+  };
+  const dying = runCli(['node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env });
+  t.after(() => dying.process.kill('SIGKILL'));
+  assert.equal((await dying.exit(60_000)).signal, 'SIGABRT', dying.stderr.slice(-500));
+  const spooled = readdirSync(spool);
+  assert.equal(spooled.length, 1, spooled.join(' '));
+  const text = readFileSync(path.join(spool, spooled[0]!), 'utf8');
+  assert.ok(!text.includes('spool-secret-token'), 'no secret in the spool file');
+  const { from } = JSON.parse(text) as { from: number };
+  const memoryBefore = receiver.ingests.filter((ingest) => ingest.metricName === 'memory').length;
+
+  const next = runCli([fixture('apps/memory.cjs')], { env: { ...env, MEMORY_RUN_MS: '500', MEMORY_RETAIN_OBJECTS: '1000' } });
+  t.after(() => next.process.kill('SIGKILL'));
+  assert.equal((await next.exit()).code, 0, next.stderr);
+  const sent = receiver.ingests.slice(memoryBefore).find((ingest) => ingest.metricName === 'memory' && ingest.from === from);
+  assert.ok(sent, 'the spooled profile reached /ingest');
+  assert.equal(sent.seriesLabels.service_name, 'oom-app');
+  assert.equal(sent.headers.authorization, 'Bearer spool-secret-token');
+  assert.ok(shareThrough(sent, LEAK) >= 0.5, `share under ${LEAK}: ${shareThrough(sent, LEAK)}`);
+  assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
+});
