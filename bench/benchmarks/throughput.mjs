@@ -29,7 +29,8 @@ const CONNECTIONS = 16;
  * Side-by-side pairs, [a, b]: a's cost against b's. Full against the combo and against profiles
  * off are the goals; profiles off against OTel's register is the tracing part alone, and the
  * combo against OTel's register what a V8 sampling profiler costs without linking; local mode
- * against remote what writing the recording costs next to sending.
+ * against remote what writing the recording costs next to sending; the heap profile on against
+ * off what V8's sampling heap profiler costs (no goal: it is opt-in because of it, docs/memory.md).
  */
 const SIDE_PAIRS = [
   ['pyro', 'combo'],
@@ -37,6 +38,7 @@ const SIDE_PAIRS = [
   ['pyro-none', 'otel'],
   ['combo', 'otel'],
   ['pyro-local', 'pyro'],
+  ['pyro-heap', 'pyro'],
 ];
 
 /** `test(value)`, or undefined (not judged) where the value could not be measured (no /proc). */

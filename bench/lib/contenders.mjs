@@ -50,9 +50,13 @@ export const LOCAL_RECORDINGS = path.join(os.tmpdir(), 'pyro-run-bench-local');
 
 /**
  * Measured side by side only: pyro-run full recording locally (issue 14's "local mode costs no
- * more than remote mode"), spans and profiles written to disk instead of sent to the sink.
+ * more than remote mode"), spans and profiles written to disk instead of sent to the sink; and
+ * pyro-run full with the heap profile on (what it costs, which decides whether it is on by default).
  */
-export const SIDE_ONLY = [{ id: 'pyro-local', label: 'pyro-run full, local mode', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_OUTPUT_DIR: LOCAL_RECORDINGS, PYRO_RUN_QUIET: 'on' } }];
+export const SIDE_ONLY = [
+  { id: 'pyro-local', label: 'pyro-run full, local mode', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_OUTPUT_DIR: LOCAL_RECORDINGS, PYRO_RUN_QUIET: 'on' } },
+  { id: 'pyro-heap', label: 'pyro-run full + heap profile', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_PROFILES: 'cpu,wall,heap' } },
+];
 
 export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY].find((c) => c.id === id);
 
