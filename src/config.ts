@@ -253,6 +253,8 @@ function parseProfiles(raw: string): Parsed<ProfileType[]> {
     if (!out.includes(word)) out.push(word);
   }
   if (out.length === 0) return bad(`must list profile types (${PROFILE_TYPE_NAMES.join(', ')}) or be none`);
+  // V8 has one sampling heap profiler per isolate; its allocation mode restarts every window, which would empty the in-use profile.
+  if (out.includes('heap') && out.includes('alloc')) return bad('heap and alloc cannot be on together (V8 has one heap sampler, and allocation profiles restart it every window); choose one');
   return ok(out);
 }
 

@@ -11,6 +11,7 @@ import { Uploads } from '../export/uploads.js';
 import { guardInstrumentations } from '../tracing/instrumentation-guard.js';
 import { openRecording } from '../export/local/local-mode.js';
 import { type Logger, reason } from '../log.js';
+import { allocationsSupported } from '../profiling/allocation-source.js';
 import { Profiler } from '../profiling/profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from '../span-link/frame-context.js';
@@ -40,9 +41,14 @@ export function boot(config: Config, log: Logger): Started {
 
   let profiler: Profiler | undefined;
   let agent: Agent | undefined;
-  if (config.profiles.length > 0) {
+  let profileTypes = config.profiles;
+  if (profileTypes.includes('alloc') && !allocationsSupported()) {
+    log.warn(`allocation profiles need Node.js 26 or newer (this is ${process.versions.node}); the other profiles go on without them`);
+    profileTypes = profileTypes.filter((type) => type !== 'alloc');
+  }
+  if (profileTypes.length > 0) {
     try {
-      profiler = new Profiler({ types: config.profiles, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros), heap: config.heap, outOfMemory: (window) => agent?.outOfMemory(window) });
+      profiler = new Profiler({ types: profileTypes, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros), heap: config.heap, outOfMemory: (window) => agent?.outOfMemory(window) });
       profiler.start();
       if (config.profiles.includes('heap') && !profiler.watchesOutOfMemory) log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
       if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');

@@ -11,7 +11,7 @@ export interface ValueTypeName {
 }
 
 /** Which sampler records a profile type: one sampler can yield several types from one recording. */
-export type SourceName = 'time' | 'heap';
+export type SourceName = 'time' | 'heap' | 'allocation';
 
 export interface ProfileTypeInfo {
   source: SourceName;
@@ -42,11 +42,14 @@ const CPU = { type: 'cpu', unit: 'nanoseconds' } as const;
 const WALL = { type: 'wall', unit: 'nanoseconds' } as const;
 const INUSE_OBJECTS = { type: 'inuse_objects', unit: 'count' } as const;
 const INUSE_SPACE = { type: 'inuse_space', unit: 'bytes' } as const;
+const ALLOC_OBJECTS = { type: 'alloc_objects', unit: 'count' } as const;
+const ALLOC_SPACE = { type: 'alloc_space', unit: 'bytes' } as const;
 
 export const PROFILE_TYPES = {
   cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', title: 'CPU', perSpan: true, across: 'sum' },
   wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', title: 'wall', perSpan: true, across: 'sum' },
   heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory in use', perSpan: false, across: 'latest' },
+  alloc: { source: 'allocation', sampleTypes: [ALLOC_OBJECTS, ALLOC_SPACE], periodType: ALLOC_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory allocated', perSpan: false, across: 'sum' },
 } as const satisfies Record<string, ProfileTypeInfo>;
 
 export type ProfileType = keyof typeof PROFILE_TYPES;

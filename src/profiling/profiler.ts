@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
+import { AllocationSource } from './allocation-source.js';
 import { HeapSource, type HeapSourceOptions } from './heap-source.js';
 import type { ProfileSource } from './profile-source.js';
 import { profileTypeInfo, type ProfileType, type SourceName } from './profile-types.js';
@@ -33,6 +34,7 @@ type AtLimit = ((part: WindowPart) => void) | undefined;
 /** The samplers behind the profile types other than the time sampler's (profile-types.ts `source`). */
 const SOURCES: Record<Exclude<SourceName, 'time'>, (options: ProfilerOptions, atLimit: AtLimit) => ProfileSource> = {
   heap: (options, atLimit) => new HeapSource({ ...options.heap, outOfMemory: atLimit }),
+  allocation: (options) => new AllocationSource(options.heap),
 };
 
 const NO_ONE: TimeBuild['spanOf'] = () => undefined;

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { runReport } from '../../src/cli/report.js';
 import type { RunAggregates } from '../../src/report/aggregate.js';
 import { frames, launchBrowser, openReport } from '../support/browser.js';
-import { fixture, runCli } from '../support/child.js';
+import { fixture, NODE26, runCli } from '../support/child.js';
 import { linkedEnv } from '../support/linking.js';
 import { startReceiver } from '../support/receiver.js';
 import type { IngestRecord } from '../support/receiver-types.js';
@@ -100,4 +100,39 @@ test('in local mode, every window records a memory profile, and the summary, rep
   await page.locator(`[data-testid="flame-frame"][data-name="${RETAINER}"]`).first().hover();
   assert.match((await page.textContent('[data-testid="flame-tooltip"]')) ?? '', /Total: [\d.]+MB/);
   assert.deepEqual(errors, []);
+});
+
+test('allocation profiles (Node 26): every window sends what was allocated in it, filed as memory, most of it by the function that churns', { timeout: 120_000 }, async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const app = runCli(['--profiles', 'cpu,alloc', fixture('apps/memory.cjs')], { node: NODE26, env: { OTEL_SERVICE_NAME: 'alloc-app', ...linkedEnv(receiver) } });
+  t.after(() => app.process.kill('SIGKILL'));
+  const exit = await app.exit();
+  assert.equal(exit.code, 0, app.stderr);
+  const cpu = receiver.ingests.filter((ingest) => ingest.metricName === 'process_cpu');
+  const alloc = receiver.ingests.filter((ingest) => ingest.metricName === 'memory');
+  assert.ok(alloc.length >= 3, `windows: ${alloc.length}`);
+  assert.deepEqual(alloc.map((ingest) => ingest.from).sort(), cpu.map((ingest) => ingest.from).sort(), 'one allocation profile per window');
+  for (const ingest of alloc) assert.deepEqual(ingest.profileTypeIds.sort(), ['memory:alloc_objects:count:alloc_space:bytes', 'memory:alloc_space:bytes:alloc_space:bytes']);
+  // After the first window (which holds the retaining loop at start), a window's allocations are the churn's.
+  const later = alloc.sort((a, b) => a.from - b.from).slice(1);
+  let total = 0;
+  let churn = 0;
+  for (const sample of later.flatMap((ingest) => ingest.samples)) {
+    total += sample.values.alloc_space ?? 0;
+    if (sample.stack.includes('churn_garbage')) churn += sample.values.alloc_space ?? 0;
+  }
+  t.diagnostic(`allocated after the first window: ${(total / 1e6).toFixed(0)} MB, ${((churn / total) * 100).toFixed(1)}% by churn_garbage`);
+  assert.ok(churn >= total / 2, `${churn} of ${total}`);
+});
+
+test('allocation profiles before Node 26: one warning, and the other profiles go on', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const app = runCli(['--profiles', 'cpu,alloc', fixture('apps/memory.cjs')], { env: { OTEL_SERVICE_NAME: 'alloc-app', MEMORY_RUN_MS: '1500', ...linkedEnv(receiver) } });
+  t.after(() => app.process.kill('SIGKILL'));
+  assert.equal((await app.exit()).code, 0, app.stderr);
+  assert.match(app.stderr, /allocation profiles need Node\.js 26 or newer/);
+  assert.ok(receiver.ingests.some((ingest) => ingest.metricName === 'process_cpu'));
+  assert.ok(!receiver.ingests.some((ingest) => ingest.metricName === 'memory'));
 });

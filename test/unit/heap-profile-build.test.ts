@@ -1,12 +1,12 @@
 /**
- * buildHeapProfile on trees shaped like V8's sampling heap profiler's (the raw tree
+ * Heap profiles from trees shaped like V8's sampling heap profiler's (the raw tree
  * @datadog/pprof's bindings return): what pprof a memory window becomes, decoded.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { AllocationProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { encodeInSteps } from '../../src/profiling/pprof-encode.js';
-import { buildHeapProfile } from '../../src/profiling/heap-source.js';
+import { inUsePart } from '../../src/profiling/heap-source.js';
 import { runNow } from '../../src/util/slices.js';
 import { sampleViewsOf } from '../support/pprof-helpers.js';
 import { metricNameOf, profileTypeIdsOf } from '../support/pyroscope-metric.js';
@@ -23,7 +23,7 @@ function node(name: string, allocations: AllocationProfileNode['allocations'], c
 const tree = node('(root)', [], [node('main', [], [node('keep', [{ sizeBytes: 32, count: 1000 }, { sizeBytes: 64, count: 10 }]), node('churn', [{ sizeBytes: 16, count: 50 }])])]);
 
 function decoded(externalBytes: number) {
-  const profile = runNow(buildHeapProfile(tree, externalBytes, FROM_MS, INTERVAL)).get('heap');
+  const profile = runNow(inUsePart({ tree, externalBytes }, INTERVAL).build(FROM_MS, undefined)).get('heap');
   assert.ok(profile);
   return Profile.decode(runNow(encodeInSteps(profile)));
 }
