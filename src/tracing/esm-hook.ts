@@ -5,7 +5,8 @@ const require = createRequire(import.meta.url);
 /**
  * Lets OpenTelemetry instrument ES modules: import-in-the-middle's loader must be registered
  * before the app's first `import`, and from the preload itself — `--import hook.mjs` alone
- * instruments nothing (reference §4). The in-thread synchronous hooks are used where Node's
+ * instruments nothing (opentelemetry-js doc/esm-support.md registers the hook and starts the
+ * SDK from one `--import` entry, before the app). The in-thread synchronous hooks are used where Node's
  * `module.registerHooks` is fixed (22.22.3+, 24.11.1+, 26); older 22.x/24.x fall back to the
  * off-thread `module.register` loader.
  */
