@@ -3,7 +3,7 @@
  * linked and counted — and bounded.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { type Child, registerPath, repoRoot, runCli, runNode } from '../support/child.js';
@@ -39,6 +39,7 @@ test('records the example shop: standard files, linked by span_id, counted in ru
   assert.equal(run.manifest.service, 'shop-example', 'service name from the app’s package.json');
   assert.equal(run.manifest.complete, true);
   assert.ok(run.manifest.endedAt);
+  assert.equal(run.manifest.pyroRunVersion, (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version, 'the recording names the pyro-run that made it');
   const { counts } = run.manifest;
   assert.equal(counts.profileFiles, run.profiles.length);
   assert.equal(counts.spanFiles, run.spanFiles.length);

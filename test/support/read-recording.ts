@@ -14,6 +14,7 @@ export interface Recording {
   dir: string;
   manifest: {
     service: string;
+    pyroRunVersion: string;
     pid: number;
     complete: boolean;
     endedAt: string | null;

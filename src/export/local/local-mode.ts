@@ -1,22 +1,13 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { nodeFs } from '../../util/builtins.js';
 import type { Config } from '../../config.js';
 import { describeDiskError } from './disk-error.js';
 import { LocalRecorder } from './local-recorder.js';
 import { type Logger, reason } from '../../log.js';
+import { pyroRunVersion } from '../../util/own-version.js';
 import type { Manifest } from '../../recording.js';
 
 const require = createRequire(import.meta.url);
-
-/** pyro-run's own version, from the package.json next to the compiled code (dist/src → ../../). */
-export function pyroRunVersion(): string {
-  try {
-    return (JSON.parse(nodeFs().readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** Writes pyro-run's notices in local mode: the user's main output, so not subject to the log level. */
 function notice(text: string): void {
