@@ -4,7 +4,7 @@
  * table-tested; main() owns the side effects. A subcommand (e.g. `report`) is a `program.command()`
  * in createProgram whose action sets its own CliRequest kind, plus a case in main().
  */
-import { readFileSync } from 'node:fs';
+import { pyroRunVersion } from '../util/own-version.js';
 import { Command, CommanderError, Help, Option } from 'commander';
 import { readConfig, SETTINGS, type Env, type Setting, type SettingKey } from '../config.js';
 import { buildLaunch, classifyCommand, registerUrl } from './argv.js';
@@ -197,12 +197,6 @@ export function parseCommandLine(args: readonly string[], context: ParseContext)
   return parsed;
 }
 
-/** package.json's version, read next to the compiled file (dist/src/cli/main.js → package.json). */
-function packageVersion(): string {
-  const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return packageJson.version;
-}
-
 function exitWith(request: ExitRequest): void {
   process.stdout.write(request.stdout);
   process.stderr.write(request.stderr);
@@ -241,7 +235,7 @@ export async function main(args: readonly string[] = process.argv.slice(2)): Pro
   try {
     const request = parseCommandLine(args, {
       env: process.env,
-      version: packageVersion(),
+      version: pyroRunVersion(),
       helpWidth: process.stdout.isTTY ? process.stdout.columns : undefined,
     });
     if (request.kind === 'exit') {
