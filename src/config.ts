@@ -15,6 +15,7 @@ export type SpanScope = 'root' | 'all';
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 export type TracesExporter = 'otlp' | 'console' | 'none';
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
+export type ProfilesExporter = 'pyroscope' | 'otlp';
 /** What the app does when the pyro-run CLI that started it is killed (see src/agent/lifeline.ts). */
 export type OrphanedApp = 'stop' | 'keep';
 
@@ -22,6 +23,12 @@ const SPAN_SCOPES: readonly SpanScope[] = ['root', 'all'];
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
 const TRACES_EXPORTERS: readonly TracesExporter[] = ['otlp', 'console', 'none'];
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
+const PROFILES_EXPORTERS: readonly ProfilesExporter[] = ['pyroscope', 'otlp'];
+const OTLP_COMPRESSIONS = ['gzip', 'none'] as const;
+/** The OTLP profiles signal's path (opentelemetry-proto profiles/v1development; Pyroscope serves it on its HTTP port). */
+export const OTLP_PROFILES_PATH = '/v1development/profiles';
+/** Where OTLP profiles go when no endpoint is given: the OTel default base URL, as for traces. */
+export const DEFAULT_PROFILES_URL = `http://localhost:4318${OTLP_PROFILES_PATH}`;
 const ORPHANED_APP: readonly OrphanedApp[] = ['stop', 'keep'];
 
 export interface Config {
@@ -75,6 +82,20 @@ export interface Config {
     settingsGiven: string[];
     /** OTEL_BSP_* batching, as the SDK's BatchSpanProcessor reads it. */
     batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
+  };
+  /** OTEL_RESOURCE_ATTRIBUTES, parsed: what the resource of profiles sent over OTLP carries besides service.name. */
+  resourceAttributes: Record<string, string>;
+  /** How profiles are sent in remote mode: to Pyroscope's /ingest (pyroscope), or over OTLP (otlp). */
+  profilesExport: {
+    exporter: ProfilesExporter;
+    /**
+     * OTLP: OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT verbatim, else OTEL_EXPORTER_OTLP_ENDPOINT + the
+     * signal path, else the default; undefined when profiles are not sent (a proxy that cannot be used).
+     */
+    endpoint: string | undefined;
+    headers: Record<string, string>;
+    /** OTEL_EXPORTER_OTLP_(PROFILES_)COMPRESSION=gzip. */
+    gzip: boolean;
   };
   sdkDisabled: boolean;
   /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual. */
@@ -326,9 +347,11 @@ export const SETTINGS = {
   },
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
   tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
-  otlpEndpoint: { flag: 'otlp-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', description: 'OTLP base URL for traces (the /v1/traces path is added)', defaultText: 'http://localhost:4318', parse: parseUrl },
+  otlpEndpoint: { flag: 'otlp-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', description: `OTLP base URL (the signal's path is added: /v1/traces; ${OTLP_PROFILES_PATH} for profiles over OTLP)`, defaultText: 'http://localhost:4318', parse: parseUrl },
   otlpTracesEndpoint: { flag: 'otlp-traces-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'full OTLP traces URL (used as given)', parse: parseExactUrl },
   otlpProtocol: { flag: 'otlp-protocol', arg: '<protocol>', env: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: `OTLP protocol: ${OTLP_PROTOCOLS.join(', ')}`, defaultText: 'http/protobuf', parse: oneOf(OTLP_PROTOCOLS) },
+  profilesExporter: { flag: 'profiles-exporter', arg: '<name>', env: 'PYRO_RUN_PROFILES_EXPORTER', description: `where profiles go in remote mode: ${PROFILES_EXPORTERS.join(', ')} (the OTLP profiles signal, e.g. to a Collector or Pyroscope's /v1development/profiles)`, defaultText: 'pyroscope', parse: oneOf(PROFILES_EXPORTERS) },
+  otlpProfilesEndpoint: { flag: 'otlp-profiles-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT', description: `full OTLP profiles URL (used as given; else the OTLP base URL + ${OTLP_PROFILES_PATH})`, parse: parseExactUrl },
   otlpHeaders: { flag: 'otlp-headers', arg: '<k=v,...>', env: 'OTEL_EXPORTER_OTLP_HEADERS', description: 'headers sent with OTLP exports (values URL-encoded)', secret: true, parse: parseHeaders },
 } satisfies Record<string, Setting<any>>;
 
@@ -341,6 +364,9 @@ export const ENV = {
   resourceAttributes: 'OTEL_RESOURCE_ATTRIBUTES',
   otlpTracesProtocol: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
   otlpTracesHeaders: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  otlpProfilesHeaders: 'OTEL_EXPORTER_OTLP_PROFILES_HEADERS',
+  otlpCompression: 'OTEL_EXPORTER_OTLP_COMPRESSION',
+  otlpProfilesCompression: 'OTEL_EXPORTER_OTLP_PROFILES_COMPRESSION',
   sdkDisabled: 'OTEL_SDK_DISABLED',
   metricsExporter: 'OTEL_METRICS_EXPORTER',
   logsExporter: 'OTEL_LOGS_EXPORTER',
@@ -371,21 +397,22 @@ function readVar<T>(env: Env, name: string, parse: (raw: string) => Parsed<T>, p
   return undefined;
 }
 
-/** service.name from OTEL_RESOURCE_ATTRIBUTES (`k=v,...`, URL-encoded values), as the OTel env detector reads it. */
-function serviceNameFromResourceAttributes(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  for (const part of raw.split(',')) {
+/**
+ * OTEL_RESOURCE_ATTRIBUTES (`k=v,...`, URL-encoded values) as the OTel env detector reads it:
+ * entries without a key, or whose value is not valid URL encoding, are left out.
+ */
+export function parseResourceAttributes(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (raw ?? '').split(',')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === 'service.name') {
-      try {
-        const value = decodeURIComponent(part.slice(eq + 1).trim());
-        return value === '' ? undefined : value;
-      } catch {
-        return undefined;
-      }
+    if (eq <= 0) continue;
+    try {
+      out[part.slice(0, eq).trim()] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      // Not valid URL encoding: the detector drops it too.
     }
   }
-  return undefined;
+  return out;
 }
 
 /** Env vars that choose where and how pyro-run's own span export sends. */
@@ -398,6 +425,27 @@ const SPAN_EXPORT_ENV: readonly string[] = [
   SETTINGS.otlpHeaders.env,
   ENV.otlpTracesHeaders,
 ];
+
+/**
+ * The OTLP profiles export, by the OTel exporter spec's rules for a signal: its own endpoint used
+ * as given, else the base URL plus the signal path; its headers added to the shared ones; its
+ * compression over the shared one.
+ */
+function readProfilesExport(
+  env: Env,
+  shared: { base: string | undefined; headers: Record<string, string> | undefined },
+  get: <K extends SettingKey>(key: K) => ValueOf<K> | undefined,
+  problems: Problem[],
+): Config['profilesExport'] {
+  const { base } = shared;
+  const compression = readVar(env, ENV.otlpProfilesCompression, oneOf(OTLP_COMPRESSIONS), problems) ?? readVar(env, ENV.otlpCompression, oneOf(OTLP_COMPRESSIONS), problems);
+  return {
+    exporter: get('profilesExporter') ?? 'pyroscope',
+    endpoint: get('otlpProfilesEndpoint') ?? (base === undefined ? DEFAULT_PROFILES_URL : `${base}${OTLP_PROFILES_PATH}`),
+    headers: { ...shared.headers, ...readVar(env, ENV.otlpProfilesHeaders, parseHeaders, problems) },
+    gzip: compression === 'gzip',
+  };
+}
 
 /** The traces URL the OTLP/HTTP exporter will post to, per the OTel spec's endpoint rules. */
 function tracesEndpoint(signalUrl: string | undefined, baseUrl: string | undefined, protocol: OtlpProtocol): string | undefined {
@@ -417,7 +465,9 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const get = <K extends SettingKey>(key: K) => readSetting(env, key, problems);
 
   const protocol = readVar(env, ENV.otlpTracesProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? get('otlpProtocol') ?? 'http/protobuf';
-  const otlpHeaders = { ...get('otlpHeaders'), ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
+  const otlpBase = get('otlpEndpoint');
+  const sharedOtlpHeaders = get('otlpHeaders');
+  const otlpHeaders = { ...sharedOtlpHeaders, ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
 
   const basicAuthUser = get('basicAuthUser');
   const basicAuthPassword = get('basicAuthPassword');
@@ -434,7 +484,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const explicitExporter = get('tracesExporter');
   const serviceName =
     get('serviceName') ??
-    serviceNameFromResourceAttributes(env[ENV.resourceAttributes]) ??
+    (parseResourceAttributes(env[ENV.resourceAttributes])['service.name'] || undefined) ??
     readVar(env, ENV.applicationName, text, problems) ??
     pm2AppName(env) ??
     facts.packageName ??
@@ -472,7 +522,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     traces: {
       exporter: explicitExporter ?? 'otlp',
       protocol,
-      endpoint: tracesEndpoint(get('otlpTracesEndpoint'), get('otlpEndpoint'), protocol),
+      endpoint: tracesEndpoint(get('otlpTracesEndpoint'), otlpBase, protocol),
       headers: otlpHeaders,
       // Those in effect: a bad value is a problem, and the default stands in for it.
       settingsGiven: SPAN_EXPORT_ENV.filter((name) => (env[name] ?? '').trim() !== '' && !problems.some((problem) => problem.env === name)),
@@ -482,6 +532,8 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
         scheduledDelayMillis: readVar(env, ENV.bspScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 5000,
       },
     },
+    resourceAttributes: parseResourceAttributes(env[ENV.resourceAttributes]),
+    profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders }, get, problems),
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
     logsRequested: exportersAskedFor(env[ENV.logsExporter]),
@@ -495,14 +547,16 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const badTraces = config.traces.endpoint === undefined ? wrong(SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env) : [];
   for (const problem of badTraces) problem.instead = 'spans are not sent';
   if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporter = 'none';
-  config.local = localMode(config, explicitExporter !== undefined || badServer.length > 0 || badTraces.length > 0 || badProxy.length > 0, {
+  const otlpProfiles = config.profilesExport.exporter === 'otlp';
+  config.local = localMode(config, explicitExporter !== undefined || otlpProfiles || badServer.length > 0 || badTraces.length > 0 || badProxy.length > 0, {
     dir: get('out'),
     runMb: get('maxRunSize'),
     totalMb: get('maxTotalSize'),
     quiet: get('quiet'),
   });
   // In local files trace_id costs nothing; sent to a Pyroscope before 2.1 it becomes a series label.
-  config.traceIdLabel = get('traceIdLabel') ?? config.local !== undefined;
+  // Over OTLP a sample's link carries its trace ID, whatever the setting.
+  config.traceIdLabel = (otlpProfiles && config.local === undefined) || (get('traceIdLabel') ?? config.local !== undefined);
   return { config, problems };
 }
 
@@ -522,12 +576,14 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
     problems.push({ env: name, message: `${name} entries ${entries.map((e) => `"${e}"`).join(', ')} are no host name, domain, IP address or CIDR range`, instead: 'they are ignored' });
   }
   const stopped: Problem[] = [];
-  const server = config.pyroscope.serverAddress;
+  const profilesOverOtlp = config.profilesExport.exporter === 'otlp';
+  const server = profilesOverOtlp ? config.profilesExport.endpoint : config.pyroscope.serverAddress;
   const ownSpans = config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc' ? config.traces.endpoint : undefined;
   for (const bad of reading.unusable) {
     const lost: string[] = [];
     if (server !== undefined && unusableProxyFor(server, reading) === bad) {
-      config.pyroscope.serverAddress = undefined;
+      if (profilesOverOtlp) config.profilesExport.endpoint = undefined;
+      else config.pyroscope.serverAddress = undefined;
       lost.push('profiles');
     }
     if (ownSpans !== undefined && unusableProxyFor(ownSpans, reading) === bad) {
@@ -583,5 +639,5 @@ export function settingByFlag(flag: string): [SettingKey, Setting] | undefined {
 
 /** Names of env vars whose values must never be printed. */
 export const SECRET_ENV: ReadonlySet<string> = new Set(
-  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders],
+  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders, ENV.otlpProfilesHeaders],
 );

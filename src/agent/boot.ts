@@ -67,7 +67,7 @@ export function boot(config: Config, log: Logger): Started {
   const destination: Destination = config.local
     ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
     : uploads(config, log);
-  if (profiler && !config.local && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
+  if (profiler && !config.local && config.profilesExport.exporter === 'pyroscope' && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   let tracing: Tracing | undefined;
   if (tracingOn) {

@@ -26,6 +26,14 @@ export interface ProfileTypeInfo {
    * `wall`, one containing `cpu` makes `process_cpu`, `inuse_`/`alloc_`/`space`/`objects` make `memory`.
    */
   pyroscopeName: string;
+  /**
+   * As the OTLP profiles signal carries it (one sample type per Profile): one OTLP Profile per
+   * entry, from the pprof's value `value`, under sample type `sampleType` (default: the pprof's)
+   * and the pprof's period type. `perPeriod`: the value sent is in periods (rounded), as
+   * Pyroscope's OTLP ingest reads `samples/count` with a `cpu/nanoseconds` period as CPU time, value
+   * × period, filed as `process_cpu` (grafana/pyroscope pkg/ingester/otlp/convert.go).
+   */
+  otlp: readonly { value: number; sampleType?: ValueTypeName; perPeriod?: boolean }[];
   /** How the report and the exit summary name it. */
   title: string;
   /** Whether its samples carry the span that ran them (the report then splits it by endpoint and span). */
@@ -46,10 +54,10 @@ const ALLOC_OBJECTS = { type: 'alloc_objects', unit: 'count' } as const;
 const ALLOC_SPACE = { type: 'alloc_space', unit: 'bytes' } as const;
 
 export const PROFILE_TYPES = {
-  cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', title: 'CPU', perSpan: true, across: 'sum' },
-  wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', title: 'wall', perSpan: true, across: 'sum' },
-  heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory in use', perSpan: false, across: 'latest' },
-  alloc: { source: 'allocation', sampleTypes: [ALLOC_OBJECTS, ALLOC_SPACE], periodType: ALLOC_SPACE, shownValue: 1, pyroscopeName: 'memory', title: 'memory allocated', perSpan: false, across: 'sum' },
+  cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', otlp: [{ value: 1, sampleType: SAMPLES, perPeriod: true }], title: 'CPU', perSpan: true, across: 'sum' },
+  wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', otlp: [{ value: 1 }], title: 'wall', perSpan: true, across: 'sum' },
+  heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', otlp: [{ value: 1 }, { value: 0 }], title: 'memory in use', perSpan: false, across: 'latest' },
+  alloc: { source: 'allocation', sampleTypes: [ALLOC_OBJECTS, ALLOC_SPACE], periodType: ALLOC_SPACE, shownValue: 1, pyroscopeName: 'memory', otlp: [{ value: 1 }, { value: 0 }], title: 'memory allocated', perSpan: false, across: 'sum' },
 } as const satisfies Record<string, ProfileTypeInfo>;
 
 export type ProfileType = keyof typeof PROFILE_TYPES;

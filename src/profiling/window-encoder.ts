@@ -5,7 +5,7 @@ import { encodeInSteps } from './pprof-encode.js';
 import type { ProfileWindow } from './profiler.js';
 import type { Logger } from '../log.js';
 import { nextTurn, runNow, runSliced, type SliceStats } from '../util/slices.js';
-import { buildWindow } from './profile-window.js';
+import { buildWindow, type Profile } from './profile-window.js';
 import { timePart } from './time-profile.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
@@ -16,28 +16,51 @@ const SLICE_MS = 2;
 const gzipAsync = (data: Uint8Array) =>
   new Promise<Buffer>((resolve, reject) => nodeZlib().gzip(data, GZIP, (error, out) => (error ? reject(error) : resolve(out))));
 
-/** One profile of a window as it goes on the wire or to disk: gzipped pprof. */
-export interface EncodedProfile {
-  type: ProfileType;
+/** One body of a window as it goes on the wire or to disk, named: for pprof, one per profile type. */
+export interface EncodedProfile<K extends string = ProfileType> {
+  type: K;
   body: Uint8Array;
 }
 
-type Done = (window: ProfileWindow, profiles: EncodedProfile[]) => void;
+/**
+ * How a window's built profiles become bytes: each destination encodes its own wire format
+ * (pprof for Pyroscope's /ingest and local recordings, OTLP for an OTLP profiles endpoint).
+ */
+export interface WireFormat<K extends string> {
+  /** The bodies, in steps (slices.ts); empty profiles make none. */
+  encode(profiles: ReadonlyMap<ProfileType, Profile>, window: ProfileWindow): Generator<void, EncodedProfile<K>[]>;
+  /** Whether each body is gzipped (in the threadpool; synchronously at exit). */
+  gzip: boolean;
+}
 
+/** One gzipped pprof per profile type, byte for byte what `Profile.encode()` writes. */
+export const PPROF: WireFormat<ProfileType> = {
+  *encode(profiles) {
+    const out: EncodedProfile[] = [];
+    for (const [type, profile] of profiles) if (profile.sample.length > 0) out.push({ type, body: yield* encodeInSteps(profile) });
+    return out;
+  },
+  gzip: true,
+};
+
+type Done<K extends string> = (window: ProfileWindow, profiles: EncodedProfile<K>[]) => void;
 
 /**
  * Encodes windows off the hot path (async gzip) and remembers those still in progress, so the
  * exit path can encode them synchronously instead of losing them: after process 'exit' begins,
  * no async encode will ever complete. Empty profiles are skipped.
  */
-export class WindowEncoder {
+export class WindowEncoder<K extends string = ProfileType> {
   private readonly pending = new Map<ProfileWindow, Promise<void>>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly format: WireFormat<K>,
+  ) {}
 
-  encode(window: ProfileWindow, done: Done, failed: (error: unknown) => void): void {
+  encode(window: ProfileWindow, done: Done<K>, failed: (error: unknown) => void): void {
     const stats: SliceStats = { slices: 0, longestMs: 0 };
-    const settled = encodeAsync(window, stats).then(
+    const settled = encodeAsync(window, this.format, stats).then(
       (profiles) => {
         if (!this.pending.delete(window)) return;
         // What the window cost the app's event loop, for whoever wonders about pauses.
@@ -58,11 +81,11 @@ export class WindowEncoder {
   }
 
   /** At exit: takes every window still encoding and encodes it synchronously; its async result is then ignored. */
-  takePendingSync(): [ProfileWindow, EncodedProfile[]][] {
-    const out: [ProfileWindow, EncodedProfile[]][] = [];
+  takePendingSync(): [ProfileWindow, EncodedProfile<K>[]][] {
+    const out: [ProfileWindow, EncodedProfile<K>[]][] = [];
     for (const window of [...this.pending.keys()]) {
       this.pending.delete(window);
-      out.push([window, encodeSync(window)]);
+      out.push([window, encodeSync(window, this.format)]);
     }
     return out;
   }
@@ -99,9 +122,9 @@ export function parseWindowCost(line: string): WindowCost | undefined {
  * app's traffic (measured: the first flush paused the event loop about twice as long as the later
  * ones).
  */
-export function prepareEncoder(): void {
+export function prepareEncoder<K extends string>(format: WireFormat<K>): void {
   nodeZlib();
-  encodeAsync(WARM_UP).catch(() => {
+  encodeAsync(WARM_UP, format).catch(() => {
     // The first real window reports what fails.
   });
 }
@@ -132,27 +155,20 @@ const WARM_UP: ProfileWindow = {
 
 /**
  * Spread over turns of the event loop (the cut itself was one), so that a window costs the app
- * several short pauses instead of one long one: the pprof build, then each profile's encoding, in
- * slices of ~2 ms, and gzip in the threadpool.
+ * several short pauses instead of one long one: the pprof build, then the encoding, in slices of
+ * ~2 ms, and gzip in the threadpool.
  */
-async function encodeAsync(window: ProfileWindow, stats?: SliceStats): Promise<EncodedProfile[]> {
+async function encodeAsync<K extends string>(window: ProfileWindow, format: WireFormat<K>, stats?: SliceStats): Promise<EncodedProfile<K>[]> {
   await nextTurn();
   const profiles = await runSliced(buildWindow(window), SLICE_MS, stats);
-  const out: EncodedProfile[] = [];
-  for (const [type, profile] of profiles) {
-    if (profile.sample.length === 0) continue;
-    await nextTurn();
-    out.push({ type, body: await gzipAsync(await runSliced(encodeInSteps(profile), SLICE_MS, stats)) });
-  }
-  return out;
+  await nextTurn();
+  const encoded = await runSliced(format.encode(profiles, window), SLICE_MS, stats);
+  if (!format.gzip) return encoded;
+  return Promise.all(encoded.map(async ({ type, body }) => ({ type, body: await gzipAsync(body) })));
 }
 
 /** The same at exit, where the loop no longer turns: the same steps, run through in one go. */
-export function encodeSync(window: ProfileWindow): EncodedProfile[] {
-  const out: EncodedProfile[] = [];
-  for (const [type, profile] of runNow(buildWindow(window))) {
-    if (profile.sample.length === 0) continue;
-    out.push({ type, body: nodeZlib().gzipSync(runNow(encodeInSteps(profile)), GZIP) });
-  }
-  return out;
+export function encodeSync<K extends string>(window: ProfileWindow, format: WireFormat<K>): EncodedProfile<K>[] {
+  const encoded = runNow(format.encode(runNow(buildWindow(window)), window));
+  return format.gzip ? encoded.map(({ type, body }) => ({ type, body: nodeZlib().gzipSync(body, GZIP) })) : encoded;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { DecodedSpan, IngestRecord, Receiver } from './receiver.js';
+import type { DecodedSpan, IngestRecord, Receiver, SampleView } from './receiver.js';
 import { OtlpSpanKind, isValidSpanId, isValidTraceId } from './receiver.js';
 
 const PROFILE_ID_ATTRIBUTE = 'pyroscope.profile.id';
@@ -46,7 +46,13 @@ function pathOf(span: DecodedSpan): string | undefined {
  * `frame` capturing <seq>), checks its span_id against the span of request <seq> (found by its URL
  * path): the share that carry the right span.
  */
-export function attribution(receiver: Receiver, ingests: readonly IngestRecord[], frame: RegExp = HOT_FRAME): Attribution {
+export function attribution(
+  receiver: Receiver,
+  profiles: readonly { samples: readonly SampleView[] }[],
+  frame: RegExp = HOT_FRAME,
+  /** How many looks at the CPU a sample stands for: its `samples` count in /ingest's pprof. */
+  weightOf: (sample: SampleView) => number = (sample) => sample.values.samples ?? 1,
+): Attribution {
   const spanOfSeq = new Map<number, string>();
   for (const span of serverSpans(receiver)) {
     const match = pathOf(span)?.match(/^\/work\/(\d+)$/);
@@ -54,11 +60,11 @@ export function attribution(receiver: Receiver, ingests: readonly IngestRecord[]
   }
   let total = 0;
   let right = 0;
-  for (const ingest of ingests) {
-    for (const sample of ingest.samples) {
+  for (const profile of profiles) {
+    for (const sample of profile.samples) {
       const match = sample.stack.map((name) => name.match(frame)).find((m) => m !== null);
       if (!match) continue;
-      const count = sample.values.samples ?? 1;
+      const count = weightOf(sample);
       const expected = spanOfSeq.get(Number(match[1]));
       assert.ok(expected, `no server span for request ${match[1]}`);
       total += count;

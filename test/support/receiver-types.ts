@@ -7,7 +7,7 @@ import type { DecodedSpan } from './otlp-types.js';
 import type { SampleView } from './pprof-helpers.js';
 import type { SampleTypeConfig } from './pyroscope-metric.js';
 
-export type Endpoint = 'ingest' | 'traces';
+export type Endpoint = 'ingest' | 'traces' | 'profiles';
 
 /** One profile the Pyroscope stand-in accepted and would have stored. */
 export interface IngestRecord {
@@ -41,6 +41,25 @@ export interface IngestRecord {
   /** profile.time_nanos, or `from` when it is unset or in 1970 (fixTime in pkg/og/convert/pprof/profile.go). */
   timeNanos: bigint;
   readonly samples: SampleView[];
+}
+
+/** One series Pyroscope's OTLP profiles ingest made of an OTLP Profile (pyroscope-otlp.ts). */
+export interface OtlpProfileRecord {
+  receivedAt: number;
+  headers: IncomingHttpHeaders;
+  /** As Pyroscope builds them: __delta__, __otel__, __name__, resource and scope attributes, service_name. */
+  seriesLabels: Record<string, string>;
+  serviceName: string;
+  /** `process_cpu`, `wall`, … */
+  metricName: string;
+  /** e.g. `process_cpu:cpu:nanoseconds:cpu:nanoseconds`. */
+  profileTypeId: string;
+  timeNanos: number;
+  durationNanos: number;
+  /** The period, in the period type's unit (a CPU sample's value is its count × this). */
+  period: number;
+  /** As converted: stacks leaf first, span_id/trace_id from the link, sample attributes as labels, the value under the sample type's name. */
+  samples: SampleView[];
 }
 
 /** One OTLP/HTTP export request the collector stand-in accepted. */

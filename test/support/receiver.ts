@@ -19,10 +19,12 @@ import type {
   Behaviour,
   Endpoint,
   IngestRecord,
+  OtlpProfileRecord,
   RequestRecord,
   TraceExportRecord,
   WaitForOptions,
 } from './receiver-types.js';
+import { handleOtlpProfiles } from './pyroscope-otlp.js';
 import { handleTraces, tracesErrorReply } from './traces-endpoint.js';
 import { Waiter } from './waiter.js';
 
@@ -43,6 +45,7 @@ export { basicAuthOf } from './basic-auth.js';
 
 export const INGEST_PATH = '/ingest';
 export const TRACES_PATH = '/v1/traces';
+export const OTLP_PROFILES_PATH = '/v1development/profiles';
 
 export interface ReceiverOptions {
   /** Default 127.0.0.1. */
@@ -75,6 +78,8 @@ export interface Receiver {
   readonly tracesUrl: string;
   /** Profiles accepted, in arrival order. */
   readonly ingests: readonly IngestRecord[];
+  /** Series made of OTLP profiles, as Pyroscope's /v1development/profiles makes them, in arrival order. */
+  readonly otlpProfiles: readonly OtlpProfileRecord[];
   /** Spans accepted, flattened over all export requests, in arrival order. */
   readonly spans: readonly DecodedSpan[];
   /** Accepted OTLP export requests, with their headers. */
@@ -98,6 +103,7 @@ export interface Receiver {
 function endpointOf(path: string): Endpoint | 'other' {
   if (path === INGEST_PATH) return 'ingest';
   if (path === TRACES_PATH) return 'traces';
+  if (path === OTLP_PROFILES_PATH) return 'profiles';
   return 'other';
 }
 
@@ -109,10 +115,11 @@ function summarise<T>(items: readonly T[], key: (item: T) => string): string {
 
 export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
   const ingests: IngestRecord[] = [];
+  const otlpProfiles: OtlpProfileRecord[] = [];
   const spans: DecodedSpan[] = [];
   const traceExports: TraceExportRecord[] = [];
   const requests: RequestRecord[] = [];
-  const behaviours: Record<Endpoint, BehaviourSlot> = { ingest: new BehaviourSlot(), traces: new BehaviourSlot() };
+  const behaviours: Record<Endpoint, BehaviourSlot> = { ingest: new BehaviourSlot(), traces: new BehaviourSlot(), profiles: new BehaviourSlot() };
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
 
@@ -133,6 +140,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     });
 
   function errorReply(endpoint: Endpoint, request: ReceivedRequest, status: number, message: string): Reply {
+    if (endpoint === 'profiles') return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n`, error: message };
     return endpoint === 'ingest' ? ingestErrorReply(status, message) : tracesErrorReply(request, status, message);
   }
 
@@ -200,6 +208,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const { reply, record: ingest } = await handleIngest(request, options.serviceNameLabel);
       if (ingest) ingests.push(ingest);
       record.outcome = ingest ? 'stored' : reply.status < 300 ? 'ignored' : 'rejected';
+      send(res, record, reply, breakReply);
+    } else if (endpoint === 'profiles') {
+      const { reply, records } = handleOtlpProfiles(request);
+      otlpProfiles.push(...records);
+      record.outcome = reply.status >= 300 ? 'rejected' : records.length > 0 ? 'stored' : 'ignored';
       send(res, record, reply, breakReply);
     } else {
       const { reply, record: exported } = handleTraces(request);
@@ -284,6 +297,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     ingestUrl: url + INGEST_PATH,
     tracesUrl: url + TRACES_PATH,
     ingests,
+    otlpProfiles,
     spans,
     traceExports,
     requests,
@@ -291,11 +305,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     setBehaviour: (endpoint, behaviour) => behaviours[endpoint].set(behaviour),
     reset: () => {
       ingests.length = 0;
+      otlpProfiles.length = 0;
       spans.length = 0;
       traceExports.length = 0;
       requests.length = 0;
       behaviours.ingest.set(undefined);
       behaviours.traces.set(undefined);
+      behaviours.profiles.set(undefined);
     },
     close: async () => {
       if (closed) return;

@@ -16,6 +16,7 @@ import { buildTimeProfiles, type Profile, type TimeBuild } from '../../src/profi
 import { functionNamesOf, labelsOf } from '../support/pprof-helpers.js';
 import { decodePprof } from '../support/pprof-wire.js';
 import { turnsDuring } from '../support/turns.js';
+import { sampleAt, SPAN_A, SPAN_B, treeNode } from '../support/raw-window.js';
 import { metricNameOf, profileTypeIdsOf, sampleTypeNames, stringAt } from '../support/pyroscope-metric.js';
 
 const MS = 1_000_000; // nanoseconds
@@ -25,15 +26,11 @@ const FROM_MS = 1_700_000_000_000;
 const START_US = 5_000_000;
 const END_US = START_US + 15_000_000;
 
-const spanA = new SpanLabels('00f067aa0ba902b7', '4bf92f3577b34da6a3ce929d0e0e4736', { name: 'GET /users/:id' });
-const spanB = new SpanLabels('b7ad6b7169203331', '0af7651916cd43dd8448eb211c80319c', { name: 'job' });
+const spanA = new SpanLabels(SPAN_A.spanId, SPAN_A.traceId, { name: SPAN_A.name });
+const spanB = new SpanLabels(SPAN_B.spanId, SPAN_B.traceId, { name: SPAN_B.name });
 
-const at = (context: object | undefined, cpuMs: number): TimeProfileNodeContext => ({ context, timestamp: 0n, cpuTime: cpuMs * MS });
-
-let nextLine = 10;
-function node(name: string, hitCount: number, contexts: TimeProfileNodeContext[] = [], children: TimeProfileNode[] = []): TimeProfileNode {
-  return { name, scriptName: 'file:///app/index.js', scriptId: 1, lineNumber: nextLine++, columnNumber: 3, hitCount, contexts, children };
-}
+const at = sampleAt;
+const node = treeNode;
 
 /** A window as the sampler returns it; 1 500 hits make the mean interval exactly 10 ms. */
 function window(children: TimeProfileNode[], extra: Partial<TimeProfile> = {}): TimeProfile {

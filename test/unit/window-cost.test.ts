@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { parseWindowCost, WindowEncoder, windowCostLine, type EncodedProfile } from '../../src/profiling/window-encoder.js';
+import { parseWindowCost, PPROF, WindowEncoder, windowCostLine, type EncodedProfile } from '../../src/profiling/window-encoder.js';
 import { Logger } from '../../src/log.js';
 import type { ProfileWindow } from '../../src/profiling/profiler.js';
 import { timePart } from '../../src/profiling/time-profile.js';
@@ -37,7 +37,7 @@ it('runSliced counts each slice and keeps the longest', async () => {
 
 it('the encoder logs one line per window with its cut, slices and size, which parseWindowCost reads back', async () => {
   const lines: string[] = [];
-  const encoder = new WindowEncoder(new Logger('debug', (t) => t, (line) => lines.push(line)));
+  const encoder = new WindowEncoder(new Logger('debug', (t) => t, (line) => lines.push(line)), PPROF);
   const window: ProfileWindow = {
     from: 1_700_000_000_000,
     until: 1_700_000_015_000,

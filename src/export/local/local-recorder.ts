@@ -25,7 +25,7 @@ import { createRunFolder } from './run-folder.js';
 import { SpanKeeper } from './span-keeping.js';
 import { pidNamespace } from './run-liveness.js';
 import { TotalCap } from './run-retention.js';
-import { type EncodedProfile, encodeSync, WindowEncoder } from '../../profiling/window-encoder.js';
+import { type EncodedProfile, encodeSync, PPROF, WindowEncoder } from '../../profiling/window-encoder.js';
 
 /** After a full disk, how long windows and spans are dropped (counted) before writing is tried again. */
 const DISK_FULL_PAUSE_MS = 30_000;
@@ -126,7 +126,7 @@ export class LocalRecorder implements Destination {
     meta: RecorderMeta,
     private readonly onClosed: (dir: string, manifest: Manifest) => void = () => undefined,
   ) {
-    this.encoder = new WindowEncoder(log);
+    this.encoder = new WindowEncoder(log, PPROF);
     this.dir = createRunFolder(baseDir, config.serviceName, meta.startedAt, process.pid);
     this.manifest = {
       format: RECORDING_FORMAT,
@@ -187,7 +187,7 @@ export class LocalRecorder implements Destination {
   outOfMemorySync(window: ProfileWindow): void {
     if (this.broken || this.closed) return;
     this.guard(() => {
-      this.writeWindow(window, encodeSync(window));
+      this.writeWindow(window, encodeSync(window, PPROF));
       this.manifest.outOfMemory = { at: new Date(window.until).toISOString(), window: this.windowSeq };
       this.writeManifest();
     });
@@ -268,7 +268,7 @@ export class LocalRecorder implements Destination {
     clearInterval(this.heartbeat);
     this.guard(() => {
       const windows = this.encoder.takePendingSync();
-      if (last.window) windows.push([last.window, encodeSync(last.window)]);
+      if (last.window) windows.push([last.window, encodeSync(last.window, PPROF)]);
       for (const [window, profiles] of windows) this.writeWindow(window, profiles);
       for (const batch of last.spanBatches) this.keep(batch);
       this.keepSampled(

@@ -1,7 +1,9 @@
 import type { Config } from '../../config.js';
-import { type Logger, reason } from '../../log.js';
+import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
-import { encodeSync, type EncodedProfile, prepareEncoder, WindowEncoder } from '../../profiling/window-encoder.js';
+import type { ProfileType } from '../../profiling/profile-types.js';
+import { encodeSync, type EncodedProfile, PPROF } from '../../profiling/window-encoder.js';
+import { WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
@@ -11,7 +13,7 @@ import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from './spool.js';
 /** Profile windows to Pyroscope's `/ingest`: each window's profiles as gzipped pprof, one request per profile type. */
 export class PyroscopeUpstream implements Upstream {
   private readonly headers: Record<string, string>;
-  private readonly encoder: WindowEncoder;
+  private readonly uploads: WindowUploads<ProfileType>;
   private serviceName = '';
 
   constructor(
@@ -21,12 +23,12 @@ export class PyroscopeUpstream implements Upstream {
     private readonly log: Logger,
   ) {
     this.headers = authHeaders(pyroscope);
-    this.encoder = new WindowEncoder(log);
+    this.uploads = new WindowUploads(PPROF, (window, profiles) => this.requests(window, profiles), send, log);
     this.renameService(serviceName);
   }
 
   prepare(): void {
-    prepareEncoder();
+    this.uploads.prepare();
     this.sendSpooled();
   }
 
@@ -41,17 +43,13 @@ export class PyroscopeUpstream implements Upstream {
     const server = spoolServer(this.pyroscope.serverAddress);
     const files = spoolSync(
       spoolDirOf(this.pyroscope.spoolDir),
-      encodeSync(window).map(({ type, body }) => ({ server, serviceName: this.serviceName, from: window.from, until: window.until, type, body })),
+      encodeSync(window, PPROF).map(({ type, body }) => ({ server, serviceName: this.serviceName, from: window.from, until: window.until, type, body })),
     );
     this.log.warn(`the heap profile of this moment is in ${files.join(', ')}; the next start of ${this.serviceName} sends it`);
   }
 
   profiles(window: ProfileWindow): void {
-    this.encoder.encode(
-      window,
-      (encoded, profiles) => this.requests(encoded, profiles).forEach(this.send),
-      (error) => this.log.warnOnce('encode', `could not encode a profile window: ${reason(error)}`),
-    );
+    this.uploads.profiles(window);
   }
 
   renameService(serviceName: string): void {
@@ -64,14 +62,11 @@ export class PyroscopeUpstream implements Upstream {
   }
 
   settle(): Promise<void> {
-    return this.encoder.settle();
+    return this.uploads.settle();
   }
 
-  /** Windows still encoding would never finish now: they are encoded here, then the last one. */
   owedSync(last: FinalData): Outgoing[] {
-    const windows = this.encoder.takePendingSync();
-    if (last.window) windows.push([last.window, encodeSync(last.window)]);
-    return windows.flatMap(([window, profiles]) => this.requests(window, profiles));
+    return this.uploads.owedSync(last);
   }
 
   private requests(window: ProfileWindow, profiles: EncodedProfile[]): Outgoing[] {

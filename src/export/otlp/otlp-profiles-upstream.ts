@@ -1,0 +1,97 @@
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { ProfileWindow } from '../../profiling/profiler.js';
+import type { EncodedProfile, WireFormat } from '../../profiling/window-encoder.js';
+import { WindowUploads } from '../window-uploads.js';
+import type { FinalData } from '../destination.js';
+import type { Outgoing } from '../transport/outgoing.js';
+import type { Send, Upstream } from '../upstream.js';
+import { encodeProfilesRequest, type OtlpProfilesInput } from './otlp-profiles-encode.js';
+
+/** The body's name in logs and in the window encoder: one request holds every profile of a window. */
+type Body = 'profiles';
+/** The instrumentation scope of the profiles: the agent that recorded them. */
+const SCOPE_NAME = 'pyro-run';
+
+/**
+ * Resource attribute keys Pyroscope sets on a series itself (pkg/ingester/otlp/ingest_handler.go):
+ * one of them on the resource would make the series' labels collide, and the profile be refused.
+ */
+const SERIES_KEYS = new Set(['service_name', '__name__', '__delta__', '__otel__']);
+
+export interface OtlpProfilesOptions {
+  endpoint: string;
+  headers: Record<string, string>;
+  gzip: boolean;
+  /** Static labels (PYROSCOPE_LABELS) and OTEL_RESOURCE_ATTRIBUTES: the resource besides service.name. */
+  resource: Record<string, string>;
+  version: string;
+}
+
+/**
+ * Profile windows over the OTLP profiles signal (http/protobuf), to an OTel Collector or straight
+ * to Pyroscope: each window one ExportProfilesServiceRequest, its samples linked to their spans.
+ * Nothing goes to /ingest.
+ */
+export class OtlpProfilesUpstream implements Upstream {
+  private readonly uploads: WindowUploads<Body>;
+  private resource: Record<string, string> = {};
+
+  constructor(
+    private readonly options: OtlpProfilesOptions,
+    serviceName: string,
+    send: Send,
+    log: Logger,
+  ) {
+    this.renameService(serviceName);
+    const scope = { name: SCOPE_NAME, version: options.version };
+    const format: WireFormat<Body> = { encode: (profiles, window) => requestBodies({ profiles, from: window.from, until: window.until, resource: this.resource, scope }), gzip: options.gzip };
+    this.uploads = new WindowUploads(format, (window, bodies) => this.requests(window, bodies), send, log);
+  }
+
+  prepare(): void {
+    this.uploads.prepare();
+  }
+
+  profiles(window: ProfileWindow): void {
+    this.uploads.profiles(window);
+  }
+
+  renameService(serviceName: string): void {
+    const kept = Object.entries(this.options.resource).filter(([key]) => !SERIES_KEYS.has(key) && key !== 'service.name');
+    this.resource = { 'service.name': serviceName, ...Object.fromEntries(kept) };
+  }
+
+  settle(): Promise<void> {
+    return this.uploads.settle();
+  }
+
+  owedSync(last: FinalData): Outgoing[] {
+    return this.uploads.owedSync(last);
+  }
+
+  private requests(window: ProfileWindow, bodies: EncodedProfile<Body>[]): Outgoing[] {
+    const headers: Record<string, string> = { ...this.options.headers, 'content-type': 'application/x-protobuf' };
+    if (this.options.gzip) headers['content-encoding'] = 'gzip';
+    return bodies.map(({ body }) => ({
+      kind: 'profiles',
+      url: this.options.endpoint,
+      headers,
+      body,
+      what: `OTLP profiles of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}`,
+    }));
+  }
+}
+
+/** One request per window with samples; none for a window without. */
+function* requestBodies(input: OtlpProfilesInput): Generator<void, EncodedProfile<Body>[]> {
+  if (![...input.profiles.values()].some((profile) => profile.sample.length > 0)) return [];
+  return [{ type: 'profiles', body: yield* encodeProfilesRequest(input) }];
+}
+
+/** The OTLP profiles options of a config; undefined when profiles are not sent over OTLP. */
+export function otlpProfilesOptions(config: Config, version: string): OtlpProfilesOptions | undefined {
+  const { exporter, endpoint, headers, gzip } = config.profilesExport;
+  if (exporter !== 'otlp' || endpoint === undefined) return undefined;
+  return { endpoint, headers, gzip, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version };
+}
