@@ -41,7 +41,7 @@ const BAD_ENV: Record<string, [value: string, names: RegExp]> = {
   PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: ['99999999', /PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS must be between/],
   PYRO_RUN_UPLOAD_TIMEOUT_MS: ['-3', /PYRO_RUN_UPLOAD_TIMEOUT_MS must be a whole number/],
   PYRO_RUN_SHUTDOWN_TIMEOUT_MS: ['soon', /PYRO_RUN_SHUTDOWN_TIMEOUT_MS must be a whole number/],
-  PYRO_RUN_PROFILES: ['cpu,heap', /PYRO_RUN_PROFILES unknown profile type "heap"/],
+  PYRO_RUN_PROFILES: ['cpu,mutex', /PYRO_RUN_PROFILES unknown profile type "mutex"/],
   PYRO_RUN_SPAN_SCOPE: ['everything', /PYRO_RUN_SPAN_SCOPE must be one of/],
   PYRO_RUN_LOG_LEVEL: ['loud', /PYRO_RUN_LOG_LEVEL must be one of/],
   PYRO_RUN_INSECURE_SKIP_TLS_VERIFY: ['please', /PYRO_RUN_INSECURE_SKIP_TLS_VERIFY must be on or off/],
