@@ -12,7 +12,7 @@ import { guardInstrumentations } from '../tracing/instrumentation-guard.js';
 import { openRecording } from '../export/local/local-mode.js';
 import { type Logger, reason } from '../log.js';
 import { allocationsSupported } from '../profiling/allocation-source.js';
-import { Profiler } from '../profiling/profiler.js';
+import { Profiler, type ProfileWindow } from '../profiling/profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from '../span-link/frame-context.js';
 import { LabelRegistry, spanOfSample } from '../span-link/labels.js';
@@ -31,6 +31,34 @@ function uploads(config: Config, log: Logger): Destination {
   return new Uploads(sender, upstreams, log, { shutdownTimeoutMs: config.shutdownTimeoutMs, proxy: config.proxy });
 }
 
+/** The samplers the config asks for (those this Node can run), started; undefined when none or when they cannot start. */
+function startProfiling(config: Config, log: Logger, outOfMemory: (window: ProfileWindow) => void): Profiler | undefined {
+  let types = config.profiles;
+  if (types.includes('alloc') && !allocationsSupported()) {
+    log.warn(`allocation profiles need Node.js 26 or newer (this is ${process.versions.node}); the other profiles go on without them`);
+    types = types.filter((type) => type !== 'alloc');
+  }
+  if (types.length === 0) return undefined;
+  try {
+    const { samplingIntervalMicros, flushIntervalMs, traceIdLabel, heap } = config;
+    const profiler = new Profiler({ types, samplingIntervalMicros, flushIntervalMs, traceIdLabel, spanOf: spanOfSample(samplingIntervalMicros), heap, outOfMemory });
+    profiler.start();
+    if (types.includes('heap') && !profiler.watchesOutOfMemory) log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
+    if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
+    if (config.sourceMaps) {
+      const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
+      profiler.loadSourceMaps(entryDir).then(
+        (maps) => log.debug(`source maps: ${maps} found under ${entryDir}`),
+        (error: unknown) => log.warnOnce('source-maps', `could not read source maps: ${reason(error)}; profiles name the compiled files`),
+      );
+    }
+    return profiler;
+  } catch (error) {
+    log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
+    return undefined;
+  }
+}
+
 /**
  * Starts the parts the config asks for, in the order they depend on each other: ESM hook (before
  * any app import), sampler (the context manager writes to it), tracing (with the link processor),
@@ -39,31 +67,8 @@ function uploads(config: Config, log: Logger): Destination {
 export function boot(config: Config, log: Logger): Started {
   const tracingOn = !config.sdkDisabled;
 
-  let profiler: Profiler | undefined;
   let agent: Agent | undefined;
-  let profileTypes = config.profiles;
-  if (profileTypes.includes('alloc') && !allocationsSupported()) {
-    log.warn(`allocation profiles need Node.js 26 or newer (this is ${process.versions.node}); the other profiles go on without them`);
-    profileTypes = profileTypes.filter((type) => type !== 'alloc');
-  }
-  if (profileTypes.length > 0) {
-    try {
-      profiler = new Profiler({ types: profileTypes, samplingIntervalMicros: config.samplingIntervalMicros, flushIntervalMs: config.flushIntervalMs, traceIdLabel: config.traceIdLabel, spanOf: spanOfSample(config.samplingIntervalMicros), heap: config.heap, outOfMemory: (window) => agent?.outOfMemory(window) });
-      profiler.start();
-      if (config.profiles.includes('heap') && !profiler.watchesOutOfMemory) log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
-      if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
-      if (config.sourceMaps) {
-        const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
-        profiler.loadSourceMaps(entryDir).then(
-          (maps) => log.debug(`source maps: ${maps} found under ${entryDir}`),
-          (error: unknown) => log.warnOnce('source-maps', `could not read source maps: ${reason(error)}; profiles name the compiled files`),
-        );
-      }
-    } catch (error) {
-      profiler = undefined;
-      log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
-    }
-  }
+  const profiler = startProfiling(config, log, (window) => agent?.outOfMemory(window));
   const destination: Destination = config.local
     ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
     : uploads(config, log);

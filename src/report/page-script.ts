@@ -16,7 +16,7 @@ export const PAGE_SCRIPT = String.raw`
   const MIN_PX = 0.5;
   /** The profile types of the table (src/profiling/profile-types.ts), by name. */
   const KINDS = Object.fromEntries(data.kinds.map((k) => [k.kind, k]));
-  const kindLabel = (kind) => (kind === 'cpu' ? 'CPU' : KINDS[kind].title);
+  const kindLabel = (kind) => KINDS[kind].title;
   /** The types a toggle is shown for: the per-span ones always, the others when the run holds them. */
   const shownKinds = data.kinds.filter((k) => k.perSpan || k.recorded).map((k) => k.kind);
 
