@@ -482,9 +482,10 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   }
 
   const explicitExporter = get('tracesExporter');
+  const resourceAttributes = parseResourceAttributes(env[ENV.resourceAttributes]);
   const serviceName =
     get('serviceName') ??
-    (parseResourceAttributes(env[ENV.resourceAttributes])['service.name'] || undefined) ??
+    (resourceAttributes['service.name'] || undefined) ??
     readVar(env, ENV.applicationName, text, problems) ??
     pm2AppName(env) ??
     facts.packageName ??
@@ -532,7 +533,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
         scheduledDelayMillis: readVar(env, ENV.bspScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 5000,
       },
     },
-    resourceAttributes: parseResourceAttributes(env[ENV.resourceAttributes]),
+    resourceAttributes,
     profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders }, get, problems),
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),

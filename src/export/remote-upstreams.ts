@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { pyroRunVersion } from '../util/own-version.js';
 import { OtlpProfilesUpstream, otlpProfilesOptions } from './otlp/otlp-profiles-upstream.js';
 import { OtlpTracesUpstream } from './otlp/otlp-traces-upstream.js';
 import { PyroscopeUpstream } from './pyroscope/pyroscope-upstream.js';
@@ -15,7 +14,7 @@ import type { Send, Upstream } from './upstream.js';
 export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstream[] {
   const upstreams: Upstream[] = [];
   const { serverAddress } = config.pyroscope;
-  const otlpProfiles = otlpProfilesOptions(config, pyroRunVersion());
+  const otlpProfiles = otlpProfilesOptions(config);
   if (otlpProfiles) upstreams.push(new OtlpProfilesUpstream(otlpProfiles, config.serviceName, send, log));
   else if (serverAddress && config.profilesExport.exporter === 'pyroscope') upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
   if (config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc') upstreams.push(new OtlpTracesUpstream(config.traces, send));

@@ -5,6 +5,11 @@ import type { FinalData } from './destination.js';
 import type { Outgoing } from './transport/outgoing.js';
 import type { Send } from './upstream.js';
 
+/** A window's bounds as an upload names them in logs and warnings. */
+export function windowText(window: { from: number; until: number }): string {
+  return `${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}`;
+}
+
 /**
  * The part of an upstream that turns profile windows into requests: each window encoded in its
  * wire format off the hot path, then made requests and sent; at exit, what is still encoding,

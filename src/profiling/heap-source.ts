@@ -80,7 +80,7 @@ export class HeapSource implements ProfileSource {
       // The callback interrupts whatever JavaScript runs at the limit: nothing may throw out of it into the app.
       const atLimit = (tree: AllocationProfileNode) => {
         try {
-          outOfMemory(this.partOf({ tree, externalBytes: process.memoryUsage().external }));
+          outOfMemory(this.partOf(snapshotOf(tree)));
         } catch {
           // Dying of it anyway; the app's own error is the one to see.
         }
@@ -118,8 +118,13 @@ export class HeapSource implements ProfileSource {
   }
 
   private snapshot(bindings: HeapBindings): Snapshot {
-    return { tree: bindings.getAllocationProfile() as AllocationProfileNode, externalBytes: process.memoryUsage().external };
+    return snapshotOf(bindings.getAllocationProfile() as AllocationProfileNode);
   }
+}
+
+/** A tree read now, with the memory outside V8's heap at this moment. */
+function snapshotOf(tree: AllocationProfileNode): Snapshot {
+  return { tree, externalBytes: process.memoryUsage().external };
 }
 
 /**

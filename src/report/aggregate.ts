@@ -11,7 +11,7 @@ import { PER_SPAN_TYPES, type PerSpanType, PROFILE_TYPE_NAMES, profileTypeInfo, 
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
 import { formatCount } from './format.js';
-import { everyKind, type FrameTable, type SampleIndex } from './sample-index.js';
+import { everyKind, type FrameTable, recordOf, type SampleIndex } from './sample-index.js';
 import { buildSpanTree, type SpanTree } from './span-tree.js';
 
 export type { FlameTree } from './flame-tree.js';
@@ -422,7 +422,7 @@ function runInfo(model: RunModel): RunInfo {
 }
 
 function perKind<T>(make: (kind: PerSpanType) => T): PerKind<T> {
-  return Object.fromEntries(PER_SPAN_TYPES.map((kind) => [kind, make(kind)])) as PerKind<T>;
+  return recordOf(PER_SPAN_TYPES, make);
 }
 
 function kindInfos(index: SampleIndex): KindInfo[] {

@@ -13,9 +13,14 @@ import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 /** A profile type as the report reads it (profiling/profile-types.ts). */
 export type ProfileKind = ProfileType;
 
+/** `make(kind)` for each of `kinds`, as a record. */
+export function recordOf<K extends ProfileKind, T>(kinds: readonly K[], make: (kind: K) => T): Record<K, T> {
+  return Object.fromEntries(kinds.map((kind) => [kind, make(kind)])) as Record<K, T>;
+}
+
 /** `make(kind)` for every profile type of the table. */
 export function everyKind<T>(make: (kind: ProfileKind) => T): Record<ProfileKind, T> {
-  return Object.fromEntries(PROFILE_TYPE_NAMES.map((kind) => [kind, make(kind)])) as Record<ProfileKind, T>;
+  return recordOf(PROFILE_TYPE_NAMES, make);
 }
 
 /** Frames as parallel arrays of indices into `strings` (plus the line). */

@@ -87,90 +87,70 @@ interface FunctionEntry {
   startLine: number;
 }
 
-/** The request's ProfilesDictionary, filled as the profiles are written; index 0 of each table is its zero entry. */
-class Dictionary {
-  readonly strings: string[] = [''];
-  readonly functions: (FunctionEntry | undefined)[] = [undefined];
-  /** Per location: its lines as [function index, line]. */
-  readonly locations: [number, number][][] = [[]];
-  readonly stacks: number[][] = [[]];
-  readonly links: [string, string][] = [['', '']];
-  readonly attributes: [number, string][] = [[0, '']];
-  private readonly stringIds = new Map<string, number>([['', 0]]);
-  private readonly functionIds = new Map<PprofFunction, number>();
-  private readonly locationIds = new Map<PprofLocation, number>();
-  private readonly stackIds = new Map<string, number>();
-  private readonly linkIds = new Map<string, number>();
-  private readonly attributeIds = new Map<string, number>();
+/** One table of the dictionary: its entries, index 0 the zero one, and each key's index. */
+class Table<K, V> {
+  readonly entries: V[];
+  private readonly ids = new Map<K, number>();
 
-  string(value: string): number {
-    let id = this.stringIds.get(value);
-    if (id === undefined) {
-      id = this.strings.push(value) - 1;
-      this.stringIds.set(value, id);
-    }
-    return id;
+  /** `zeroKey`: a key that names the zero entry (the empty string of the string table). */
+  constructor(zero: V, zeroKey?: K) {
+    this.entries = [zero];
+    if (zeroKey !== undefined) this.ids.set(zeroKey, 0);
   }
 
-  /** A pprof location (and its functions) of `source`, whose string table its indices point into. */
-  location(location: PprofLocation, source: Profile): number {
-    let id = this.locationIds.get(location);
+  /** The index of `key`'s entry, made (by `make`) the first time the key is met. */
+  index(key: K, make: () => V): number {
+    let id = this.ids.get(key);
     if (id === undefined) {
-      const lines = location.line.map((line): [number, number] => [this.function(functionOf(source, line.functionId), source), Number(line.line)]);
-      id = this.locations.push(lines) - 1;
-      this.locationIds.set(location, id);
-    }
-    return id;
-  }
-
-  stack(locations: number[]): number {
-    const key = locations.join(',');
-    let id = this.stackIds.get(key);
-    if (id === undefined) {
-      id = this.stacks.push(locations) - 1;
-      this.stackIds.set(key, id);
-    }
-    return id;
-  }
-
-  link(traceId: string, spanId: string): number {
-    const key = `${traceId}/${spanId}`;
-    let id = this.linkIds.get(key);
-    if (id === undefined) {
-      id = this.links.push([traceId, spanId]) - 1;
-      this.linkIds.set(key, id);
-    }
-    return id;
-  }
-
-  attribute(key: string, value: string): number {
-    const mapKey = `${key}\0${value}`;
-    let id = this.attributeIds.get(mapKey);
-    if (id === undefined) {
-      id = this.attributes.push([this.string(key), value]) - 1;
-      this.attributeIds.set(mapKey, id);
-    }
-    return id;
-  }
-
-  private function(fn: PprofFunction | undefined, source: Profile): number {
-    if (fn === undefined) return 0;
-    let id = this.functionIds.get(fn);
-    if (id === undefined) {
-      const text = (index: number | bigint) => this.string(source.stringTable.strings[Number(index)] ?? '');
-      id = this.functions.push({ name: text(fn.name), systemName: text(fn.systemName), filename: text(fn.filename), startLine: Number(fn.startLine) }) - 1;
-      this.functionIds.set(fn, id);
+      id = this.entries.push(make()) - 1;
+      this.ids.set(key, id);
     }
     return id;
   }
 }
 
-/** Functions of a pprof by id, built once per profile. */
-const functionsById = new WeakMap<Profile, Map<number, PprofFunction>>();
-function functionOf(profile: Profile, id: number | bigint): PprofFunction | undefined {
-  let byId = functionsById.get(profile);
-  if (byId === undefined) functionsById.set(profile, (byId = new Map(profile.function.map((fn) => [Number(fn.id), fn]))));
-  return byId.get(Number(id));
+/** A pprof the dictionary reads from: its string table and its functions by id. */
+interface Source {
+  strings: readonly string[];
+  functions: ReadonlyMap<number, PprofFunction>;
+}
+
+/** The request's ProfilesDictionary, filled as the profiles are written; index 0 of each table is its zero entry. */
+class Dictionary {
+  readonly strings = new Table<string, string>('', '');
+  readonly functions = new Table<PprofFunction, FunctionEntry | undefined>(undefined);
+  /** Per location: its lines as [function index, line]. */
+  readonly locations = new Table<PprofLocation, [number, number][]>([]);
+  readonly stacks = new Table<string, number[]>([]);
+  readonly links = new Table<string, [string, string]>(['', '']);
+  readonly attributes = new Table<string, [number, string]>([0, '']);
+
+  string(value: string): number {
+    return this.strings.index(value, () => value);
+  }
+
+  /** A pprof location (and its functions) of `source`, whose string table its indices point into. */
+  location(location: PprofLocation, source: Source): number {
+    return this.locations.index(location, () => location.line.map((line): [number, number] => [this.function(source.functions.get(Number(line.functionId)), source), Number(line.line)]));
+  }
+
+  stack(locations: number[]): number {
+    return this.stacks.index(locations.join(','), () => locations);
+  }
+
+  link(traceId: string, spanId: string): number {
+    return this.links.index(`${traceId}/${spanId}`, () => [traceId, spanId]);
+  }
+
+  attribute(key: string, value: string): number {
+    return this.attributes.index(`${key}\0${value}`, () => [this.string(key), value]);
+  }
+
+  private function(fn: PprofFunction | undefined, source: Source): number {
+    if (fn === undefined) return 0;
+    const text = (index: number | bigint) => this.string(source.strings[Number(index)] ?? '');
+    return this.functions.index(fn, () => ({ name: text(fn.name), systemName: text(fn.systemName), filename: text(fn.filename), startLine: Number(fn.startLine) }));
+  }
 }
 
 /** One OTLP sample, its dictionary indices resolved. */
@@ -207,6 +187,7 @@ function* collect(type: ProfileType, pprof: Profile, dictionary: Dictionary, out
   const strings = pprof.stringTable.strings;
   const text = (index: number | bigint | undefined) => strings[Number(index ?? 0)] ?? '';
   const locations = new Map(pprof.location.map((location) => [Number(location.id), location]));
+  const source: Source = { strings, functions: new Map(pprof.function.map((fn) => [Number(fn.id), fn])) };
   const valueType = (name: ValueTypeName): [number, number] => [dictionary.string(name.type), dictionary.string(name.unit)];
   const pprofType = (index: number): ValueTypeName => ({ type: text(pprof.sampleType[index]?.type), unit: text(pprof.sampleType[index]?.unit) });
   const period = Number(pprof.period);
@@ -217,7 +198,7 @@ function* collect(type: ProfileType, pprof: Profile, dictionary: Dictionary, out
   }));
   let written = 0;
   for (const sample of pprof.sample) {
-    const stack = dictionary.stack(sample.locationId.map((id) => dictionary.location(locations.get(Number(id))!, pprof)));
+    const stack = dictionary.stack(sample.locationId.map((id) => dictionary.location(locations.get(Number(id))!, source)));
     let traceId = '';
     let spanId = '';
     const attributeIds: number[] = [];
@@ -288,15 +269,15 @@ function dictionaryMessage(w: Writer, d: Dictionary): void {
   // One mapping: the zero one. JavaScript frames have no binary mapping; every location's mapping_index is 0.
   w.tag(DICTIONARY_MAPPINGS);
   w.varint(0);
-  for (const lines of d.locations) nested(w, DICTIONARY_LOCATIONS, 1, lines, undefined, locationMessage);
-  for (const fn of d.functions) nested(w, DICTIONARY_FUNCTIONS, 1, fn, undefined, functionMessage);
-  for (const link of d.links) nested(w, DICTIONARY_LINKS, 1, link, undefined, linkMessage);
-  for (const value of d.strings) {
+  for (const lines of d.locations.entries) nested(w, DICTIONARY_LOCATIONS, 1, lines, undefined, locationMessage);
+  for (const fn of d.functions.entries) nested(w, DICTIONARY_FUNCTIONS, 1, fn, undefined, functionMessage);
+  for (const link of d.links.entries) nested(w, DICTIONARY_LINKS, 1, link, undefined, linkMessage);
+  for (const value of d.strings.entries) {
     w.tag(DICTIONARY_STRINGS);
     w.string(value);
   }
-  for (const attribute of d.attributes) nested(w, DICTIONARY_ATTRIBUTES, 1, attribute, undefined, attributeMessage);
-  for (const stack of d.stacks) nested(w, DICTIONARY_STACKS, 2, stack, undefined, (w2, indices) => indices.length > 0 && packed(w2, STACK_LOCATION_INDICES, indices));
+  for (const attribute of d.attributes.entries) nested(w, DICTIONARY_ATTRIBUTES, 1, attribute, undefined, attributeMessage);
+  for (const stack of d.stacks.entries) nested(w, DICTIONARY_STACKS, 2, stack, undefined, (w2, indices) => indices.length > 0 && packed(w2, STACK_LOCATION_INDICES, indices));
 }
 
 function locationMessage(w: Writer, lines: [number, number][]): void {

@@ -2,7 +2,8 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
 import type { EncodedProfile, WireFormat } from '../../profiling/window-encoder.js';
-import { WindowUploads } from '../window-uploads.js';
+import { pyroRunVersion } from '../../util/own-version.js';
+import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
@@ -78,7 +79,7 @@ export class OtlpProfilesUpstream implements Upstream {
       url: this.options.endpoint,
       headers,
       body,
-      what: `OTLP profiles of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}`,
+      what: `OTLP profiles of ${windowText(window)}`,
     }));
   }
 }
@@ -90,8 +91,8 @@ function* requestBodies(input: OtlpProfilesInput): Generator<void, EncodedProfil
 }
 
 /** The OTLP profiles options of a config; undefined when profiles are not sent over OTLP. */
-export function otlpProfilesOptions(config: Config, version: string): OtlpProfilesOptions | undefined {
+export function otlpProfilesOptions(config: Config): OtlpProfilesOptions | undefined {
   const { exporter, endpoint, headers, gzip } = config.profilesExport;
   if (exporter !== 'otlp' || endpoint === undefined) return undefined;
-  return { endpoint, headers, gzip, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version };
+  return { endpoint, headers, gzip, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version: pyroRunVersion() };
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
 import type { ProfileType } from '../../profiling/profile-types.js';
 import { encodeSync, type EncodedProfile, PPROF } from '../../profiling/window-encoder.js';
-import { WindowUploads } from '../window-uploads.js';
+import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
@@ -82,7 +82,7 @@ export class PyroscopeUpstream implements Upstream {
       from: window.from,
       until: window.until,
       body,
-      what: `${type} profile of ${new Date(window.from).toISOString()}–${new Date(window.until).toISOString()}${note ? ` (${note})` : ''}`,
+      what: `${type} profile of ${windowText(window)}${note ? ` (${note})` : ''}`,
     });
   }
 }
