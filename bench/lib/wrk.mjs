@@ -2,6 +2,9 @@
 // app's core saturated without competing for it, which a Node load generator could not do as
 // cheaply. Debian packages it as `wrk`.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { LOAD_CORE } from './cores.mjs';
 import { run } from './proc.mjs';
 
@@ -34,10 +37,26 @@ export function parseWrk(text) {
   };
 }
 
-/** One wrk run against `url`; throws when wrk fails or reports nothing. */
-export async function wrk(bin, url, { connections = 16, seconds = 10 } = {}) {
-  const out = await run(bin, ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { core: LOAD_CORE, name: 'wrk', timeoutMs: (seconds + 30) * 1000 });
+/**
+ * One wrk run against `url`; throws when wrk fails or reports nothing. With `pauseMs`, each
+ * connection waits that long after an answer before its next request (wrk's `delay()` hook), so
+ * the app is loaded below saturation and its event loop is idle between requests.
+ */
+export async function wrk(bin, url, { connections = 16, seconds = 10, pauseMs } = {}) {
+  const pacing = pauseMs === undefined ? [] : ['-s', pacingScript(pauseMs)];
+  const out = await run(bin, ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...pacing, url], { core: LOAD_CORE, name: 'wrk', timeoutMs: (seconds + 30) * 1000 });
   const parsed = parseWrk(out.stdout);
   if (out.code !== 0 || !Number.isFinite(parsed.rps)) throw new Error(`wrk failed (${JSON.stringify({ code: out.code, signal: out.signal })}): ${out.stdout}${out.stderr}`);
   return parsed;
+}
+
+const scripts = new Map();
+/** A wrk Lua script whose `delay()` makes each connection pause `ms` between requests (one file per value). */
+function pacingScript(ms) {
+  if (!scripts.has(ms)) {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wrk-pace-')), 'pace.lua');
+    writeFileSync(file, `function delay()\n  return ${Math.round(ms)}\nend\n`);
+    scripts.set(ms, file);
+  }
+  return scripts.get(ms);
 }

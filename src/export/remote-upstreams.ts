@@ -17,6 +17,6 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
   const otlpProfiles = otlpProfilesOptions(config);
   if (otlpProfiles) upstreams.push(new OtlpProfilesUpstream(otlpProfiles, config.serviceName, send, log));
   else if (serverAddress && config.profilesExport.exporter === 'pyroscope') upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
-  if (config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc') upstreams.push(new OtlpTracesUpstream(config.traces, send));
+  if (config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc') upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
   return upstreams;
 }

@@ -4,15 +4,14 @@ import type { ProfileType } from '../config.js';
 import { encodeInSteps } from './pprof-encode.js';
 import type { ProfileWindow } from './profiler.js';
 import type { Logger } from '../log.js';
-import { nextTurn, runNow, runSliced, type SliceStats } from '../util/slices.js';
+import { InProgress } from '../util/in-progress.js';
+import { nextTurn, runNow, runSliced, SLICE_MS, type SliceStats } from '../util/slices.js';
 import { buildWindow, type Profile } from './profile-window.js';
 import { timePart } from './time-profile.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
 /** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
 const GZIP = { level: 1 };
-/** Longest stretch of the event loop a window's pprof build or encoding takes before letting the app run. */
-const SLICE_MS = 2;
 const gzipAsync = (data: Uint8Array) =>
   new Promise<Buffer>((resolve, reject) => nodeZlib().gzip(data, GZIP, (error, out) => (error ? reject(error) : resolve(out))));
 
@@ -51,7 +50,7 @@ type Done<K extends string> = (window: ProfileWindow, profiles: EncodedProfile<K
  * no async encode will ever complete. Empty profiles are skipped.
  */
 export class WindowEncoder<K extends string = ProfileType> {
-  private readonly pending = new Map<ProfileWindow, Promise<void>>();
+  private readonly inProgress = new InProgress<ProfileWindow>();
 
   constructor(
     private readonly log: Logger,
@@ -60,34 +59,27 @@ export class WindowEncoder<K extends string = ProfileType> {
 
   encode(window: ProfileWindow, done: Done<K>, failed: (error: unknown) => void): void {
     const stats: SliceStats = { slices: 0, longestMs: 0 };
-    const settled = encodeAsync(window, this.format, stats).then(
+    this.inProgress.add(
+      window,
+      encodeAsync(window, this.format, stats),
       (profiles) => {
-        if (!this.pending.delete(window)) return;
         // What the window cost the app's event loop, for whoever wonders about pauses.
         const kb = profiles.reduce((sum, p) => sum + p.body.length, 0) / 1024;
         this.log.debug(windowCostLine({ cutMs: window.cutMs, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
         done(window, profiles);
       },
-      (error: unknown) => {
-        if (this.pending.delete(window)) failed(error);
-      },
+      failed,
     );
-    this.pending.set(window, settled);
   }
 
   /** Resolves once every window handed to `encode` so far is done (or failed). */
-  async settle(): Promise<void> {
-    await Promise.all(this.pending.values());
+  settle(): Promise<void> {
+    return this.inProgress.settle();
   }
 
   /** At exit: takes every window still encoding and encodes it synchronously; its async result is then ignored. */
   takePendingSync(): [ProfileWindow, EncodedProfile<K>[]][] {
-    const out: [ProfileWindow, EncodedProfile<K>[]][] = [];
-    for (const window of [...this.pending.keys()]) {
-      this.pending.delete(window);
-      out.push([window, encodeSync(window, this.format)]);
-    }
-    return out;
+    return this.inProgress.take().map((window) => [window, encodeSync(window, this.format)]);
   }
 }
 

@@ -57,6 +57,7 @@ function exportProcessor(options: TracingOptions): { batcher?: SpanBatcher; proc
       dropped += count;
       log.warnOnce('spans-dropped', `span buffer is full (${traces.batch.maxQueueSize} spans); dropping spans. Dropped so far: ${dropped}`);
     },
+    onError: (error) => log.warnOnce('spans-batch', `a span batch could not be exported (${reason(error)}); dropping it`),
   });
   return { batcher };
 }

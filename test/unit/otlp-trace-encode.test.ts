@@ -10,7 +10,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { TraceState } from '@opentelemetry/core';
-import { encodeTraceRequest } from '../../src/export/otlp/otlp-trace-encode.js';
+import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder } from '../../src/export/otlp/otlp-trace-encode.js';
+import { runSliced } from '../../src/util/slices.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 import { OtlpSpanKind } from '../support/otlp-types.js';
 
@@ -136,6 +137,28 @@ it('writes the SDK serializer’s bytes for attribute values only other signals 
   // The span SDK only keeps primitives and arrays; the serializer also takes these (logs' AnyValue).
   Object.assign(span.attributes, { bytes: new Uint8Array([0, 1, 255]), map: { nested: { deeper: [1, 'two', true] }, n: 3 } });
   assertSdkBytes([span]);
+});
+
+it('encoded in slices of the event loop, a batch is the same bytes as encoded at once, over several turns', async () => {
+  const spans = randomSpans(14, 300);
+  const stats = { slices: 0, longestMs: 0 };
+  // A slice of 0 ms ends after every step (span): one turn of the event loop per span.
+  const sliced = await runSliced(encodeTraceSteps(spans), 0, stats);
+  assert.equal(stats.slices, spans.length + 1);
+  assert.deepEqual(sliced, encodeTraceRequest(spans));
+  assertSdkBytes(spans);
+});
+
+it('the warm-up encodes a made-up span without changing the next batch’s bytes or its buffer’s size', () => {
+  const { provider, ended } = collectingProvider({ 'service.name': 'small' });
+  const tracer = provider.getTracer('small');
+  for (let i = 0; i < 20; i++) tracer.startSpan(`GET /${i}`).end();
+  encodeTraceRequest(ended); // sets the size guess the next two start from
+  const before = encodeTraceRequest(ended);
+  prepareTraceEncoder();
+  const after = encodeTraceRequest(ended);
+  assert.deepEqual(after, before);
+  assert.equal(after.buffer.byteLength, before.buffer.byteLength);
 });
 
 it('grows its buffer when the batch is far bigger than the last one', () => {

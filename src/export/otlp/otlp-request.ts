@@ -1,8 +1,18 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../../config.js';
 import { otlpJsonTraceSerializer } from '../../vendor.js';
-import { encodeTraceRequest } from './otlp-trace-encode.js';
+import { runSliced, SLICE_MS } from '../../util/slices.js';
+import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder } from './otlp-trace-encode.js';
 import type { Outgoing } from '../transport/outgoing.js';
+
+/**
+ * A batch's requests: at once (`build`, the exit path), or encoded a slice of the event loop at a
+ * time (`sliced`: http/protobuf; the SDK's JSON serializer runs in one go).
+ */
+export type SpanRequests = ((spans: ReadableSpan[]) => Outgoing[]) & {
+  sliced(spans: ReadableSpan[]): Promise<Outgoing[]>;
+  prepare(): void;
+};
 
 /** Default OTLP/HTTP traces URL (OTel spec: http://localhost:4318 + /v1/traces). */
 export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
@@ -23,11 +33,11 @@ export const MAX_SPAN_REQUEST_BYTES = 1024 * 1024;
  * `http/json` (the SDK's own serializer). One request per batch, unless it would exceed
  * `maxBytes`; see `split`.
  */
-export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN_REQUEST_BYTES): ((spans: ReadableSpan[]) => Outgoing[]) & { prepare(): void } {
+export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN_REQUEST_BYTES): SpanRequests {
   const json = traces.protocol === 'http/json';
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
   const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
-  // The JSON serializer is loaded in the app's first turn (the uploads' warm-up, uploads.ts), not at the first batch.
+  // The JSON serializer is loaded, or ours run once, in the app's first turn (the uploads' warm-up, uploads.ts), not at the first batch.
   const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
   const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, what: `${spans.length} ${spans.length === 1 ? 'span' : 'spans'} (${sizeText(body.length)})` });
   /** Requests for `spans`, each within maxBytes or of one span: halves until they fit. */
@@ -66,12 +76,14 @@ export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN
     if (group.length > 0) packed.push(group);
     return [...alone, ...packed].flatMap(within);
   };
-  const build = (spans: ReadableSpan[]): Outgoing[] => {
-    const body = serialize(spans);
+  const fromBody = (spans: ReadableSpan[], body: Uint8Array | undefined): Outgoing[] => {
     if (body === undefined) return [];
     return body.length <= maxBytes || spans.length === 1 ? [request(spans, body)] : split(spans);
   };
-  return Object.assign(build, { prepare: () => void (json && otlpJsonTraceSerializer()) });
+  const build = (spans: ReadableSpan[]): Outgoing[] => fromBody(spans, serialize(spans));
+  // A batch over the bound is split synchronously: rare (huge spans), and each piece is encoded again.
+  const sliced = async (spans: ReadableSpan[]): Promise<Outgoing[]> => (json ? build(spans) : fromBody(spans, await runSliced(encodeTraceSteps(spans), SLICE_MS)));
+  return Object.assign(build, { sliced, prepare: () => void (json ? otlpJsonTraceSerializer() : prepareTraceEncoder()) });
 }
 
 function sizeText(bytes: number): string {
