@@ -81,7 +81,12 @@ async function measure({ shape, contender }) {
 }
 
 const pairs = SHAPES.flatMap((shape) => contenders.map((contender) => ({ shape, contender })));
-const raw = await interleave(rounds, pairs, (p) => `${p.shape.id}/${p.contender.id}`, measure, (text) => process.stderr.write(`  [big-app] ${text}\n`));
+let raw;
+try {
+  raw = await interleave(rounds, pairs, (p) => `${p.shape.id}/${p.contender.id}`, measure, (text) => process.stderr.write(`  [big-app] ${text}\n`));
+} finally {
+  await sink.stop();
+}
 const fmt = (values, digits) => spread(summary(values.filter(Number.isFinite)), digits);
 const rows = pairs.map((p) => {
   const runs = raw[`${p.shape.id}/${p.contender.id}`];
@@ -92,5 +97,4 @@ const rows = pairs.map((p) => {
 const title = `big app — ${rounds} round(s): ${seconds} s paced (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests) for the event loop, then ${SATURATED_SECONDS} s of wrk -c16 for req/s; 10 s windows; median (min–max) over rounds; "above bare": per round, minus bare node's`;
 const columns = ['shape', 'contender', 'req/s (wrk -c16)', 'longest stop per window, ms', 'longest slice, ms', 'worst loop delay, ms', 'above bare', `worst after ${LOAD_WARM_MS / 1000} s of load, ms`, 'above bare', 'p95 of slices, ms'];
 process.stdout.write(`${render(title, columns, rows)}\n`);
-await sink.close?.();
 process.exit(0);

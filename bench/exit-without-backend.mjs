@@ -10,6 +10,7 @@
 // each missing backend adds to the healthy exit; bare node (no pyro-run) for scale.
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { countOption } from './lib/args.mjs';
 import { BENCH, NODE, PYRO_REGISTER, cleanEnv } from './lib/contenders.mjs';
 import { interleave } from './lib/interleave.mjs';
 import { run } from './lib/proc.mjs';
@@ -23,13 +24,6 @@ const APPS = [
 ];
 /** Acceptance (issue 16): with no server there, the exit is within this of a healthy one. */
 const GOAL_MS = 700;
-
-function parseRounds(argv) {
-  const i = argv.indexOf('--rounds');
-  const rounds = i === -1 ? 5 : Number(argv[i + 1]);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('usage: node bench/exit-without-backend.mjs [--rounds N]');
-  return rounds;
-}
 
 /** A loopback port that refuses connections: bound, then closed. */
 async function refusedPort() {
@@ -51,7 +45,7 @@ async function exitMs(app, url) {
   return ms;
 }
 
-const rounds = parseRounds(process.argv.slice(2));
+const rounds = countOption(process.argv, '--rounds', 5, 'node bench/exit-without-backend.mjs [--rounds N]');
 const sink = await startSink();
 try {
   const backends = [

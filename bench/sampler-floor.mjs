@@ -31,21 +31,26 @@ const SAMPLER_1S = { ...SAMPLER, id: 'sampler-1s', label: 'V8 sampler alone, 1 s
 const BARE = { id: 'node', label: 'bare node', preload: [], env: {} };
 const contenders = [SAMPLER, SAMPLER_1S];
 
+/** A contender running the app in `shape` (its env on top of the contender's). */
+const withShape = (c, shape) => ({ ...c, env: { ...c.env, ...shape.env } });
+
 const sink = await startSink();
 const bin = findWrk();
 const rows = [];
-for (const shape of SHAPES) {
-  for (const contender of contenders) {
-    const ratios = [];
-    for (let round = 0; round < rounds; round++) {
-      const withShape = (c) => ({ ...c, env: { ...c.env, ...shape.env } });
-      process.stderr.write(`  [sampler-floor] ${shape.id}: ${contender.label} / bare, round ${round + 1}/${rounds}\n`);
-      const r = await sideBySide(bin, [withShape(contender), withShape(BARE)], path.join(BENCH, shape.app), sink.url, { seconds, warmupSeconds: 3, connections: 16, round });
-      ratios.push(r.perCpu);
+try {
+  for (const shape of SHAPES) {
+    for (const contender of contenders) {
+      const ratios = [];
+      for (let round = 0; round < rounds; round++) {
+        process.stderr.write(`  [sampler-floor] ${shape.id}: ${contender.label} / bare, round ${round + 1}/${rounds}\n`);
+        const r = await sideBySide(bin, [withShape(contender, shape), withShape(BARE, shape)], path.join(BENCH, shape.app), sink.url, { seconds, warmupSeconds: 3, connections: 16, round });
+        ratios.push(r.perCpu);
+      }
+      rows.push([shape.id, contender.label, spread(summary(ratios), 3)]);
     }
-    rows.push([shape.id, contender.label, spread(summary(ratios), 3)]);
   }
+} finally {
+  await sink.stop();
 }
 process.stdout.write(`${render(`sampler floor — ${rounds} round(s) of ${seconds} s side by side with bare node on one core; requests per CPU second, contender / bare; median (min–max)`, ['shape', 'contender', 'req per CPU s vs bare'], rows)}\n`);
-await sink.close?.();
 process.exit(0);

@@ -1,9 +1,9 @@
 // The numeric options of the scripts outside bench/run.mjs (`--rounds N`, `--seconds S`).
 
-/** `--name N` from `argv` as a number ≥ 1, `fallback` when absent; a bad value throws `usage`. */
+/** `--name N` from `argv` as an integer ≥ 1, `fallback` when absent; a bad value throws `usage`. */
 export function countOption(argv, name, fallback, usage) {
   const i = argv.indexOf(name);
   const value = i === -1 ? fallback : Number(argv[i + 1]);
-  if (!Number.isFinite(value) || value < 1) throw new Error(`usage: ${usage}`);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`usage: ${usage}`);
   return value;
 }

@@ -2,7 +2,7 @@
 // app's core saturated without competing for it, which a Node load generator could not do as
 // cheaply. Debian packages it as `wrk`.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LOAD_CORE } from './cores.mjs';
@@ -50,13 +50,14 @@ export async function wrk(bin, url, { connections = 16, seconds = 10, pauseMs } 
   return parsed;
 }
 
-const scripts = new Map();
-/** A wrk Lua script whose `delay()` makes each connection pause `ms` between requests (one file per value). */
+let scriptDir;
+/** A wrk Lua script whose `delay()` makes each connection pause `ms` between requests (one file per value, removed at exit). */
 function pacingScript(ms) {
-  if (!scripts.has(ms)) {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wrk-pace-')), 'pace.lua');
-    writeFileSync(file, `function delay()\n  return ${Math.round(ms)}\nend\n`);
-    scripts.set(ms, file);
+  if (scriptDir === undefined) {
+    scriptDir = mkdtempSync(path.join(os.tmpdir(), 'wrk-pace-'));
+    process.once('exit', () => rmSync(scriptDir, { recursive: true, force: true }));
   }
-  return scripts.get(ms);
+  const file = path.join(scriptDir, `pace-${Math.round(ms)}.lua`);
+  writeFileSync(file, `function delay()\n  return ${Math.round(ms)}\nend\n`);
+  return file;
 }
