@@ -4,6 +4,7 @@ import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from '../export/destination.js';
 import type { SpanBatcher } from '../tracing/span-batcher.js';
 import { type Logger, reason } from '../log.js';
+import { GATHER, nextGatherMs } from '../profiling/gather-pace.js';
 import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
 import type { Finisher } from './shutdown.js';
 import { WindowHold } from '../span-link/window-hold.js';
@@ -30,12 +31,14 @@ export interface AgentParts {
 }
 
 /**
- * The running pieces inside the app and the two things done with them over time: cut a profile
- * window every flush interval, and deliver everything owed once at the end. Every entry point
- * catches its own failures: nothing here may throw into the app.
+ * The running pieces inside the app and the things done with them over time: cut a profile
+ * window every flush interval (gathering the sampler's tree a few times in between, at the pace
+ * gather-pace.ts sets), and deliver everything owed once at the end. Every entry point catches its
+ * own failures: nothing here may throw into the app.
  */
 export class Agent implements Finisher {
   private timer: NodeJS.Timeout | undefined;
+  private gatherTimer: NodeJS.Timeout | undefined;
   /** running → flushing (async final flush under way) → done. The sync exit path may take over a flush under way. */
   private phase: 'running' | 'flushing' | 'done' = 'running';
   private readonly hold: WindowHold;
@@ -49,6 +52,22 @@ export class Agent implements Finisher {
     if (!profiler) return;
     this.timer = setInterval(() => this.exportWindow(), config.flushIntervalMs);
     this.timer.unref();
+    if (profiler.time !== undefined && config.flushIntervalMs > GATHER.firstMs) this.gatherAfter(GATHER.firstMs);
+  }
+
+  private gatherAfter(waitMs: number): void {
+    const { profiler, config, log } = this.parts;
+    this.gatherTimer = setTimeout(() => {
+      let heldMs = 0;
+      try {
+        heldMs = profiler?.gather() ?? 0;
+        this.reportStuck();
+      } catch (error) {
+        log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
+      }
+      if (this.gatherTimer !== undefined) this.gatherAfter(nextGatherMs(waitMs, heldMs, config.flushIntervalMs));
+    }, waitMs);
+    this.gatherTimer.unref();
   }
 
   private exportWindow(): void {
@@ -56,13 +75,17 @@ export class Agent implements Finisher {
     try {
       const window = profiler?.cut();
       if (window) this.hold.add(window);
-      const stuck = profiler?.time?.stuckAtLastCut ?? 0;
-      const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
-      if (stuck === 2) log.warnOnce('sampler-stuck', message);
-      else if (stuck === 1) log.debug(`${message} (possibly)`);
+      this.reportStuck();
     } catch (error) {
       log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
     }
+  }
+
+  private reportStuck(): void {
+    const stuck = this.parts.profiler?.time?.stuckAtLastStop ?? 0;
+    const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
+    if (stuck === 2) this.parts.log.warnOnce('sampler-stuck', message);
+    else if (stuck === 1) this.parts.log.debug(`${message} (possibly)`);
   }
 
   /**
@@ -73,6 +96,8 @@ export class Agent implements Finisher {
     const { profiler, batcher, log, destination } = this.parts;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.gatherTimer);
+    this.gatherTimer = undefined;
     const held = this.hold.take();
     if (held) destination.profiles(held);
     let window;

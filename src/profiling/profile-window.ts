@@ -33,8 +33,10 @@ export interface ProfileWindow {
   parts: WindowPart[];
   /** Maps compiled frames back to their sources, when the app has maps. */
   sourceMapper?: SourceMapper | undefined;
-  /** How long the cut held the event loop (every sampler's stop and restart), milliseconds. */
+  /** The longest the window's stops held the event loop (its gathers', or the cut's: every sampler's stop and restart), milliseconds. */
   cutMs: number;
+  /** How many times the window's samplers were stopped: its gathers and its cut. */
+  stops: number;
 }
 
 /** Every profile of a window, part after part, in steps. */

@@ -48,6 +48,9 @@ export class Profiler {
   readonly time: TimeSource | undefined;
   private readonly sources: ProfileSource[] = [];
   private windowStart = 0;
+  /** The longest a gather held the event loop since the last cut, milliseconds, and how many there were. */
+  private longestGatherMs = 0;
+  private gathers = 0;
   /** Source maps of the app, once read: windows built from then on name the original sources. */
   private sourceMapper: SourceMapper | undefined;
 
@@ -59,7 +62,7 @@ export class Profiler {
       this.sources.push(this.time);
     }
     const { outOfMemory } = options;
-    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ from: this.windowStart, until: Date.now(), parts: [part], sourceMapper: this.sourceMapper, cutMs: 0 }));
+    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ from: this.windowStart, until: Date.now(), parts: [part], sourceMapper: this.sourceMapper, cutMs: 0, stops: 0 }));
     for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options, atLimit));
   }
 
@@ -87,6 +90,20 @@ export class Profiler {
     return mapper.infoMap.size;
   }
 
+  /**
+   * Takes the time sampler's tree so far into the current window (gather-pace.ts says when), and
+   * returns how long that held the event loop, in milliseconds; undefined without a time sampler.
+   */
+  gather(): number | undefined {
+    if (this.time === undefined) return undefined;
+    const started = performance.now();
+    this.time.gather();
+    const heldMs = performance.now() - started;
+    this.longestGatherMs = Math.max(this.longestGatherMs, heldMs);
+    this.gathers += 1;
+    return heldMs;
+  }
+
   /** Ends the current window; with `last`, sampling stops for good. */
   cut(last = false): ProfileWindow | undefined {
     const started = performance.now();
@@ -95,11 +112,14 @@ export class Profiler {
       const part = source.cut(last);
       if (part) parts.push(part);
     }
+    const cutMs = Math.max(performance.now() - started, this.longestGatherMs);
+    const stops = this.gathers + 1;
+    this.longestGatherMs = 0;
+    this.gathers = 0;
     if (parts.length === 0) return undefined;
-    const cutMs = performance.now() - started;
     const from = this.windowStart;
     const until = Date.now();
     this.windowStart = until;
-    return { from, until, parts, cutMs, sourceMapper: this.sourceMapper };
+    return { from, until, parts, cutMs, stops, sourceMapper: this.sourceMapper };
   }
 }

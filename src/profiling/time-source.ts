@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
 import { type FrameSlot, type GlobalSlot, Sampler } from './sampler.js';
-import { type TimeBuild, timePart } from './time-profile.js';
+import { type TimeBuild, TimeFold } from './time-profile.js';
 
 const require = createRequire(import.meta.url);
 /** Required on its own, not through @datadog/pprof's index (which loads its heap profiler and more). */
@@ -15,10 +15,14 @@ export interface TimeSourceOptions extends TimeBuild {
 /**
  * The CPU and wall profiles: @datadog/pprof's time sampler, which records with every sample the
  * context the span-link side keeps in its slot. Sampling never stops between windows
- * (`stop(restart = true)`); a window's part is the sampler's raw tree, made pprof off the cut.
+ * (`stop(restart = true)`); the sampler's tree is taken several times a window (`gather`, paced by
+ * gather-pace.ts) so that no single stop holds a large tree, and folded at once (TimeFold); a
+ * window's part is its fold, made pprof off the cut.
  */
 export class TimeSource implements ProfileSource {
   private readonly sampler: Sampler;
+  /** The trees gathered since the last cut. */
+  private fold: TimeFold;
   /** True when AsyncContextFrame carries the sampler's context (Node 24+, or 22 with its flag). */
   readonly frameCarriesContext: boolean;
   /** False where the sampler cannot attach contexts (no SIGPROF on Windows): profiles, no links. */
@@ -36,15 +40,25 @@ export class TimeSource implements ProfileSource {
       collectCpuTime: options.types.includes('cpu'),
       useFrame: this.frameCarriesContext,
     });
+    this.fold = new TimeFold(options);
   }
 
   start(): void {
     this.sampler.start();
   }
 
+  /** Takes the sampler's tree so far into the window being recorded; sampling goes on. */
+  gather(): void {
+    const raw = this.sampler.stop(true);
+    if (raw !== undefined) this.fold.add(raw);
+  }
+
   cut(last: boolean): WindowPart | undefined {
     const raw = this.sampler.stop(!last);
-    return raw === undefined ? undefined : timePart(raw, this.options);
+    const fold = this.fold;
+    this.fold = new TimeFold(this.options);
+    if (raw !== undefined) fold.add(raw);
+    return fold.size === 0 ? undefined : fold.part();
   }
 
   /** The sampler's context slot in the async frame (AsyncContextFrame only). */
@@ -56,8 +70,8 @@ export class TimeSource implements ProfileSource {
   /** The sampler's one global context slot (no AsyncContextFrame). */
   readonly globalSlot: GlobalSlot = { set: (value) => this.sampler.set(value) };
 
-  /** What the last cut found of V8's profiler getting stuck: 0 nothing, 1 maybe, 2 certainly (Sampler.stuckAtLastStop). */
-  get stuckAtLastCut(): number {
+  /** What the last stop (a gather or a cut) found of V8's profiler getting stuck: 0 nothing, 1 maybe, 2 certainly (Sampler.stuckAtLastStop). */
+  get stuckAtLastStop(): number {
     return this.sampler.stuckAtLastStop;
   }
 }

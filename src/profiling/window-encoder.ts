@@ -65,7 +65,7 @@ export class WindowEncoder<K extends string = ProfileType> {
       (profiles) => {
         // What the window cost the app's event loop, for whoever wonders about pauses.
         const kb = profiles.reduce((sum, p) => sum + p.body.length, 0) / 1024;
-        this.log.debug(windowCostLine({ cutMs: window.cutMs, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
+        this.log.debug(windowCostLine({ cutMs: window.cutMs, stops: window.stops, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
         done(window, profiles);
       },
       failed,
@@ -85,8 +85,10 @@ export class WindowEncoder<K extends string = ProfileType> {
 
 /** What one window cost the app's event loop, and its size on the wire. */
 export interface WindowCost {
-  /** The cut: the sampler's stop and restart. */
+  /** The longest of the window's stops: its samplers' stop and restart at a gather or at the cut. */
   cutMs: number;
+  /** How many stops: the window's gathers and its cut. */
+  stops: number;
   /** Slices the pprof build and encoding ran in, each a turn of the event loop. */
   slices: number;
   longestSliceMs: number;
@@ -94,17 +96,17 @@ export interface WindowCost {
   kb: number;
 }
 
-const COST_LINE = /profile window: cut ([\d.]+) ms, then (\d+) slices of at most ([\d.]+) ms; ([\d.]+) KB gzipped/;
+const COST_LINE = /profile window: (\d+) stops of at most ([\d.]+) ms, then (\d+) slices of at most ([\d.]+) ms; ([\d.]+) KB gzipped/;
 
 /** The debug line logged per window encoded. */
 export function windowCostLine(cost: WindowCost): string {
-  return `profile window: cut ${cost.cutMs.toFixed(1)} ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped`;
+  return `profile window: ${cost.stops} stops of at most ${cost.cutMs.toFixed(1)} ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped`;
 }
 
 /** The cost in a line of the app's stderr, if it is one (bench/benchmarks/flush-pause.mjs reads them). */
 export function parseWindowCost(line: string): WindowCost | undefined {
   const m = COST_LINE.exec(line);
-  return m ? { cutMs: Number(m[1]), slices: Number(m[2]), longestSliceMs: Number(m[3]), kb: Number(m[4]) } : undefined;
+  return m ? { stops: Number(m[1]), cutMs: Number(m[2]), slices: Number(m[3]), longestSliceMs: Number(m[4]), kb: Number(m[5]) } : undefined;
 }
 
 /**
@@ -137,9 +139,10 @@ const WARM_UP: ProfileWindow = {
   from: 0,
   until: 1,
   cutMs: 0,
+  stops: 1,
   parts: [
     timePart(
-      { startTime: 0, endTime: 1000, hasCpuTime: true, topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] } },
+      [{ startTime: 0, endTime: 1000, hasCpuTime: true, topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] } }],
       { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: ({ context }) => (context === WARM_UP_LABELS ? WARM_UP_LABELS : undefined), traceIdLabel: false },
     ),
   ],

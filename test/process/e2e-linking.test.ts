@@ -11,6 +11,7 @@ import { type Child, fixture, NODE22, NODE26, runCli, runNode } from '../support
 import { assertAttributed, assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { serveThenTerminate } from '../support/load.js';
 import { startReceiver } from '../support/receiver.js';
+import { parseWindowCost } from '../../src/profiling/window-encoder.js';
 
 const SERVICE = 'e2e-shop';
 const ESM_APP = fixture('apps/server.mjs');
@@ -56,6 +57,10 @@ for (const variant of variants) {
       });
       await serveThenTerminate(app, (i) => `/work/${i}`, REQUESTS, IN_FLIGHT);
       assert.match(app.stderr, new RegExp(`async context frame ${variant.acf}`));
+      // The sampler's tree is gathered several times a window (gather-pace.ts), and what follows
+      // holds for windows made of several trees.
+      const windows = app.stderr.split('\n').map(parseWindowCost).filter((cost) => cost !== undefined);
+      assert.ok(windows.some((cost) => cost.stops >= 2), `windows gathered in several stops: ${windows.map((cost) => cost.stops).join(', ')}`);
 
       assertLinked(receiver, SERVICE);
       assert.equal(serverSpans(receiver).length, REQUESTS);

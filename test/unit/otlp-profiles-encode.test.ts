@@ -49,7 +49,7 @@ function heapTree(): AllocationProfileNode {
 
 function windowProfiles(): Map<ProfileType, Profile> {
   const spanOf = ({ context }: TimeProfileNodeContext) => (context instanceof SpanLabels ? context : undefined);
-  const profiles = runNow(buildTimeProfiles(timeTree(), FROM_MS, { intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: true }));
+  const profiles = runNow(buildTimeProfiles([timeTree()], FROM_MS, { intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: true }));
   for (const [type, profile] of runNow(inUsePart({ tree: heapTree(), externalBytes: 0 }, 524_288).build(FROM_MS, undefined))) profiles.set(type, profile);
   return profiles;
 }
@@ -148,7 +148,7 @@ describe('encodeProfilesRequest', () => {
     const { reply, records } = convertRequest(encoded(profiles), { receivedAt: Date.now(), headers: {} });
     assert.equal(reply.status, 200, reply.error);
     const viaIngest = (type: ProfileType) => {
-      const pprof = EsmProfile.decode(runNow(PPROF.encode(new Map([[type, profiles.get(type)!]]), { from: FROM_MS, until: UNTIL_MS, parts: [], cutMs: 0 }))[0]!.body);
+      const pprof = EsmProfile.decode(runNow(PPROF.encode(new Map([[type, profiles.get(type)!]]), { from: FROM_MS, until: UNTIL_MS, parts: [], cutMs: 0, stops: 1 }))[0]!.body);
       return { metricName: metricNameOf(pprof), typeIds: profileTypeIdsOf(pprof, metricNameOf(pprof)), samples: sampleViewsOf(pprof) };
     };
     const key = (s: { stack: string[]; labels: Record<string, string> }) => `${s.stack.join('<')} ${JSON.stringify(Object.entries(s.labels).sort())}`;

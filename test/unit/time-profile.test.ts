@@ -98,7 +98,7 @@ const EXPECTED: Record<'cpu' | 'wall', View[]> = {
 };
 
 describe('buildTimeProfiles', () => {
-  const built = () => runNow(buildTimeProfiles(sampleTree(), FROM_MS, build()));
+  const built = () => runNow(buildTimeProfiles([sampleTree()], FROM_MS, build()));
 
   const naming: { which: 'cpu' | 'wall'; metric: string; typeIds: string[] }[] = [
     { which: 'cpu', metric: 'process_cpu', typeIds: ['process_cpu:samples:count:cpu:nanoseconds', 'process_cpu:cpu:nanoseconds:cpu:nanoseconds'] },
@@ -134,6 +134,28 @@ describe('buildTimeProfiles', () => {
     });
   }
 
+  it('a window gathered in several trees holds each stack once per span, its samples summed over the trees, for as long as they lasted together', () => {
+    const tree = sampleTree();
+    const once = runNow(buildTimeProfiles([tree], FROM_MS, build()));
+    const thrice = runNow(buildTimeProfiles([tree, tree, tree], FROM_MS, build()));
+    for (const type of ['cpu', 'wall'] as const) {
+      const profile = roundTrip(thrice.get(type)!);
+      const tripled = views(roundTrip(once.get(type)!)).map((view) => ({ ...view, values: view.values.map((value) => value * 3) }));
+      assert.deepEqual(views(profile), tripled, type);
+      assert.equal(Number(profile.durationNanos), 3 * (END_US - START_US) * 1000);
+      assert.equal(Number(profile.period), INTERVAL_US * 1000, 'the same mean interval in every tree');
+    }
+  });
+
+  it('the mean interval of a gathered window is its trees’ time over all their hits', () => {
+    const busy = window([node('f', 1500, [at(undefined, 1)])]);
+    // A tree of the same 15 s in which V8 sampled a third as often (a loaded machine).
+    const slow = { ...window([node('g', 500, [at(undefined, 1)])]), totalHitCount: 500 };
+    const wall = roundTrip(runNow(buildTimeProfiles([busy, slow], FROM_MS, build())).get('wall')!);
+    assert.equal(Number(wall.period), 15 * MS, '30 s over 2 000 hits');
+    assert.deepEqual(views(wall).map((v) => [v.stack, v.values]), [['f', [1500, 1500 * 15 * MS]], ['g', [500, 500 * 15 * MS]]]);
+  });
+
   it('every CPU sample carries CPU time; idle and I/O-wait samples are not CPU work', () => {
     const cpu = built().get('cpu');
     assert.ok(cpu);
@@ -145,21 +167,21 @@ describe('buildTimeProfiles', () => {
     const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', span);
     const tree = window([node('route', 1, [at(labels, 1)])]);
     span.name = 'GET /orders/:id';
-    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build({ traceIdLabel: true }))).get('wall');
+    const wall = runNow(buildTimeProfiles([tree], FROM_MS, build({ traceIdLabel: true }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)).map((v) => v.labels), [{ span_id: '1111111111111111', span_name: 'GET /orders/:id', trace_id: '22222222222222222222222222222222' }]);
   });
 
   it('a sample the span rule rejects (say, after the span ended) stays in the profile, unlabelled', () => {
     const tree = window([node('late', 2, [at(spanA, 1), at(spanA, 1)])]);
-    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build({ spanOf: () => undefined }))).get('wall');
+    const wall = runNow(buildTimeProfiles([tree], FROM_MS, build({ spanOf: () => undefined }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)), [{ stack: 'late', labels: {}, values: [2, 20 * MS] }]);
   });
 
   it('weighs a sample by the mean interval the sampler achieved, within [asked, 2 × asked]', () => {
     const weight = (hits: number) => {
-      const wall = runNow(buildTimeProfiles(window([node('f', hits)], { totalHitCount: hits }), FROM_MS, build())).get('wall');
+      const wall = runNow(buildTimeProfiles([window([node('f', hits)], { totalHitCount: hits })], FROM_MS, build())).get('wall');
       assert.ok(wall);
       return Number(roundTrip(wall).period);
     };
@@ -176,7 +198,7 @@ describe('buildTimeProfiles', () => {
     const compiled = node('compiled', 1, [at(undefined, 1)]);
     const tree = window([compiled]);
     const line = compiled.lineNumber!;
-    const wall = runNow(buildTimeProfiles(tree, FROM_MS, build(), mapper as unknown as SourceMapper)).get('wall');
+    const wall = runNow(buildTimeProfiles([tree], FROM_MS, build(), mapper as unknown as SourceMapper)).get('wall');
     assert.ok(wall);
     const profile = roundTrip(wall);
     const location = profile.location[0];
@@ -190,7 +212,7 @@ describe('buildTimeProfiles', () => {
   it("gives each function its start line, and two functions of one name in one file stay two", () => {
     const first = node('handle', 1, [at(undefined, 1)]);
     const second = node('handle', 1, [at(undefined, 1)]);
-    const wall = runNow(buildTimeProfiles(window([first, second]), FROM_MS, build())).get('wall');
+    const wall = runNow(buildTimeProfiles([window([first, second])], FROM_MS, build())).get('wall');
     assert.ok(wall);
     const profile = roundTrip(wall);
     const functions = profile.function.map((fn) => [stringAt(profile, fn.name), Number(fn.startLine)]);
@@ -209,19 +231,19 @@ describe('buildTimeProfiles', () => {
   ];
   for (const w of wanted) {
     it(`wanted ${JSON.stringify(w.wanted)} from a sampler ${w.withCpu ? 'with' : 'without'} CPU time → ${JSON.stringify(w.keys)}`, () => {
-      const out = runNow(buildTimeProfiles({ ...sampleTree(), hasCpuTime: w.withCpu }, FROM_MS, build({ types: w.wanted })));
+      const out = runNow(buildTimeProfiles([{ ...sampleTree(), hasCpuTime: w.withCpu }], FROM_MS, build({ types: w.wanted })));
       assert.deepEqual([...out.keys()].sort(), w.keys);
     });
   }
 
   it('a wall profile from a sampler without CPU time has the same samples', () => {
-    const out = runNow(buildTimeProfiles({ ...sampleTree(), hasCpuTime: false }, FROM_MS, build({ types: ['wall'] }))).get('wall');
+    const out = runNow(buildTimeProfiles([{ ...sampleTree(), hasCpuTime: false }], FROM_MS, build({ types: ['wall'] }))).get('wall');
     assert.ok(out);
     assert.deepEqual(views(roundTrip(out)), EXPECTED.wall);
   });
 
   it('an empty window yields valid, empty profiles', () => {
-    const out = runNow(buildTimeProfiles(window([], { totalHitCount: 0 }), FROM_MS, build()));
+    const out = runNow(buildTimeProfiles([window([], { totalHitCount: 0 })], FROM_MS, build()));
     assert.equal(out.size, 2);
     for (const [which, profile] of out) {
       const decoded = roundTrip(profile);
@@ -232,8 +254,8 @@ describe('buildTimeProfiles', () => {
 
   it('built in slices, with turns of the event loop in between, it makes the same profiles', async () => {
     const wide = () => window(Array.from({ length: 2000 }, (_, i) => node(`f${i}`, 1, [at(i % 2 ? spanA : undefined, 1)])));
-    const { result: sliced, turns } = await turnsDuring(() => runSliced(buildTimeProfiles(wide(), FROM_MS, build()), 0));
-    const whole = runNow(buildTimeProfiles(wide(), FROM_MS, build()));
+    const { result: sliced, turns } = await turnsDuring(() => runSliced(buildTimeProfiles([wide()], FROM_MS, build()), 0));
+    const whole = runNow(buildTimeProfiles([wide()], FROM_MS, build()));
     assert.ok(turns >= 2000 / 64 - 1, `the event loop turned ${turns} times during the build`);
     for (const type of ['cpu', 'wall'] as const) assert.deepEqual(views(roundTrip(sliced.get(type)!)), views(roundTrip(whole.get(type)!)), type);
   });

@@ -1,0 +1,32 @@
+/**
+ * How often the time sampler's profile is gathered within a window. Stopping V8's profile (and
+ * restarting it) holds the event loop for as long as the addon takes to turn the profile's tree
+ * into JavaScript objects: ~2.6 µs per node, and the tree of a 10 s window on an app of thousands of
+ * functions has 3 000–3 600 nodes (docs/performance.md, "The cut"). A tree gathered every second is
+ * a fraction of that, since it holds only the stacks of ~100 samples; the window's pprof is built
+ * later, off the cut, from all its trees (time-profile.ts).
+ *
+ * The pace adapts to what a gather costs: a gather that held the loop longer than the budget
+ * halves the time to the next one, one far under it doubles it, between the floor and the window.
+ * So the hold stays near the budget whatever the app's size, down to the floor's four stops a
+ * second; a small app ends up gathered once a window (doubling from the first gather's wait), as
+ * without gathers.
+ */
+export const GATHER = {
+  /**
+   * The first gather comes this long into sampling: soon, since the app's start-up (its modules
+   * loading, its code running for the first time) makes the largest trees.
+   */
+  firstMs: 250,
+  /** Never more often than this: each stop costs a fixed ~0.1 ms besides its tree. */
+  floorMs: 250,
+  /** The longest a gather should hold the event loop. */
+  budgetMs: 2,
+} as const;
+
+/** The wait before the next gather, from the last wait and what the gather after it held the loop for. */
+export function nextGatherMs(lastMs: number, heldMs: number, windowMs: number): number {
+  if (heldMs > GATHER.budgetMs) return Math.max(GATHER.floorMs, Math.floor(lastMs / 2));
+  if (heldMs < GATHER.budgetMs / 4) return Math.min(windowMs, lastMs * 2);
+  return Math.min(windowMs, Math.max(GATHER.floorMs, lastMs));
+}
