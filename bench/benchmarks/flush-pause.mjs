@@ -7,8 +7,8 @@
 // higher than a single slice's even when nothing happens.
 //
 // That comparison carries the machine's noise and the app's own GC. pyro-run also says, per window
-// (at debug level), how long it held the loop itself: the cut, and the longest of the slices its
-// encoding ran in. Those are read from its stderr and reported next to the loop delay.
+// (at debug level), how long it held the loop itself: the longest stop of the sampler (its gathers
+// and its cut), and the longest of the slices its encoding ran in. Those are read from its stderr and reported next to the loop delay.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -170,13 +170,13 @@ export default {
     }
     const table = render(
       `flush pause — Node ${nodeVersion(NODE[24])}, express under wrk -c${CONNECTIONS} for ${timing.seconds} s, flush every ${timing.flushMs} ms; event-loop delay max per 250 ms slice (ms, monitorEventLoopDelay at 1 ms resolution)`,
-      ['contender', 'flushes', 'max delay in each flush (same stretch without a flush)', 'own hold per flush: cut / longest slice', 'other slices: median max', 'p99 max', 'max', 'worst flush − its stretch', 'req/s', 'others on app core %'],
+      ['contender', 'flushes', 'max delay in each flush (same stretch without a flush)', 'own hold per flush: longest stop / longest slice', 'other slices: median max', 'p99 max', 'max', 'worst flush − its stretch', 'req/s', 'others on app core %'],
       rows,
     );
     const pyro = results.pyro;
     const goals = [
-      goal(`flush pause: pyro-run's own flush work holds the event loop ≤ ${GOAL_MS} ms at a time (the cut; each slice of the encoding)`, pyro.own.length >= 2 ? pyro.ownHoldMs <= GOAL_MS : undefined,
-        `${pyro.own.length} flushes; longest hold ${num(pyro.ownHoldMs, 1)} ms (cut at most ${num(max(pyro.own.map((o) => o.cutMs)), 1)} ms, slices at most ${num(max(pyro.own.map((o) => o.longestSliceMs)), 1)} ms)`),
+      goal(`flush pause: pyro-run's own flush work holds the event loop ≤ ${GOAL_MS} ms at a time (each stop of the sampler; each slice of the encoding)`, pyro.own.length >= 2 ? pyro.ownHoldMs <= GOAL_MS : undefined,
+        `${pyro.own.length} flushes; longest hold ${num(pyro.ownHoldMs, 1)} ms (stops at most ${num(max(pyro.own.map((o) => o.cutMs)), 1)} ms, slices at most ${num(max(pyro.own.map((o) => o.longestSliceMs)), 1)} ms)`),
       goal(`flush pause: a flush adds ≤ ${GOAL_MS} ms of event-loop delay (pyro-run full)`, pyro.flushes >= 2 ? pyro.excessMs <= GOAL_MS : undefined,
         `${pyro.flushes} flushes; worst ${signed(pyro.excessMs, 1)} ms over the median worst slice of as many consecutive slices without a flush (${num(pyro.worstQuietMaxMs, 1)} ms)`),
     ];
