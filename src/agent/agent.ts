@@ -4,7 +4,7 @@ import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from '../export/destination.js';
 import type { SpanBatcher } from '../tracing/span-batcher.js';
 import { type Logger, reason } from '../log.js';
-import { GATHER, nextGatherMs } from '../profiling/gather-pace.js';
+import { GATHER, gatherNow, nextGatherMs } from '../profiling/gather-pace.js';
 import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
 import type { Finisher } from './shutdown.js';
 import { WindowHold } from '../span-link/window-hold.js';
@@ -39,6 +39,9 @@ export interface AgentParts {
 export class Agent implements Finisher {
   private timer: NodeJS.Timeout | undefined;
   private gatherTimer: NodeJS.Timeout | undefined;
+  /** When the sampler was last stopped (a gather or a cut), and when the next cut is due: performance.now() milliseconds. */
+  private lastStopAt = 0;
+  private nextCutAt = 0;
   /** running → flushing (async final flush under way) → done. The sync exit path may take over a flush under way. */
   private phase: 'running' | 'flushing' | 'done' = 'running';
   private readonly hold: WindowHold;
@@ -52,26 +55,38 @@ export class Agent implements Finisher {
     if (!profiler) return;
     this.timer = setInterval(() => this.exportWindow(), config.flushIntervalMs);
     this.timer.unref();
+    this.stopped();
     if (profiler.time !== undefined && config.flushIntervalMs > GATHER.firstMs) this.gatherAfter(GATHER.firstMs);
+  }
+
+  /** The sampler was just stopped (or started): the next cut is one flush interval away. */
+  private stopped(): void {
+    this.lastStopAt = performance.now();
+    this.nextCutAt = this.lastStopAt + this.parts.config.flushIntervalMs;
   }
 
   private gatherAfter(waitMs: number): void {
     const { profiler, config, log } = this.parts;
     this.gatherTimer = setTimeout(() => {
-      let heldMs = 0;
+      let nextMs = waitMs;
       try {
-        heldMs = profiler?.gather() ?? 0;
-        this.reportStuck();
+        const now = performance.now();
+        if (gatherNow(now, this.lastStopAt, this.nextCutAt)) {
+          nextMs = nextGatherMs(waitMs, profiler?.gather() ?? 0, config.flushIntervalMs);
+          this.lastStopAt = now;
+          this.reportStuck();
+        }
       } catch (error) {
         log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
       }
-      if (this.gatherTimer !== undefined) this.gatherAfter(nextGatherMs(waitMs, heldMs, config.flushIntervalMs));
+      if (this.gatherTimer !== undefined) this.gatherAfter(nextMs);
     }, waitMs);
     this.gatherTimer.unref();
   }
 
   private exportWindow(): void {
     const { profiler, log } = this.parts;
+    this.stopped();
     try {
       const window = profiler?.cut();
       if (window) this.hold.add(window);

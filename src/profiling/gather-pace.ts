@@ -24,6 +24,16 @@ export const GATHER = {
   budgetMs: 2,
 } as const;
 
+/**
+ * Whether a gather due at `nowMs` is taken: not within the floor after the last stop (a gather or
+ * the cut) nor before the window's next cut. A profile of a few milliseconds can hold no sample,
+ * which @datadog/pprof reads as V8's profiler being stuck (`detectV8Bug` in its wall.cc), and the
+ * sampler is then restarted from scratch. A gather skipped waits as long as planned.
+ */
+export function gatherNow(nowMs: number, lastStopMs: number, nextCutMs: number): boolean {
+  return nowMs - lastStopMs >= GATHER.floorMs && nextCutMs - nowMs >= GATHER.floorMs;
+}
+
 /** The wait before the next gather, from the last wait and what the gather after it held the loop for. */
 export function nextGatherMs(lastMs: number, heldMs: number, windowMs: number): number {
   if (heldMs > GATHER.budgetMs) return Math.max(GATHER.floorMs, Math.floor(lastMs / 2));

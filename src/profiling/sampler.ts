@@ -13,6 +13,21 @@ const require = createRequire(import.meta.url);
  */
 const PPROF_BINDINGS = '@datadog/pprof/out/src/time-profiler-bindings.js';
 
+/** How long stops that look stuck must cover, in a row, for V8's profiler to be taken as stuck. */
+export const SUSPECT_MICROS = 1_000_000;
+
+/**
+ * What a stop found of V8's profiler getting stuck (`found`: the addon's 0, 1 maybe, 2 certainly),
+ * weighed with the stops before it: `stuck` is `found` once the stops that looked stuck in a row
+ * (`suspectMicros` before this one, which lasted `durationMicros`) cover SUSPECT_MICROS, else 0;
+ * `suspectMicros` is what to carry to the next stop.
+ */
+export function judgeStuck(suspectMicros: number, found: number, durationMicros: number): { stuck: number; suspectMicros: number } {
+  if (found === 0) return { stuck: 0, suspectMicros: 0 };
+  const covered = suspectMicros + Math.max(0, durationMicros);
+  return covered >= SUSPECT_MICROS ? { stuck: found, suspectMicros: 0 } : { stuck: 0, suspectMicros: covered };
+}
+
 /** The native TimeProfiler's surface (bindings/profilers/wall.cc in DataDog/pprof-nodejs). */
 interface NativeTimeProfiler {
   start(): void;
@@ -64,6 +79,8 @@ export class Sampler {
    */
   readonly frameKey: AsyncLocalStorage<object | undefined> | undefined;
   private stuck = 0;
+  /** How long the stops in a row that looked stuck covered, microseconds. */
+  private suspectMicros = 0;
 
   constructor(private readonly options: SamplerOptions) {
     this.frameKey = options.useFrame ? new AsyncLocalStorage<object | undefined>() : undefined;
@@ -105,13 +122,22 @@ export class Sampler {
    * Ends the current profile and returns the sampler's tree of it. With `restart` sampling goes
    * on into a new profile with no gap; if V8's profiler was found stuck it is torn down and
    * started afresh, as @datadog/pprof's own wrapper does.
+   *
+   * The addon's signs of it (`detectV8Bug`, wall.cc) — a profile with no sample at all
+   * (certain), or without the non-tick sample every profile starts with (possible) — misread
+   * short profiles: ticks reach a profile through V8's processing thread, and ticks queued there
+   * past the profile's start are dropped (the addon's own note on that check). Seen with stops
+   * 250 ms to 1 s apart (gather-pace.ts): apps starting their own OpenTelemetry SDK read as
+   * certainly stuck, an express app under load on Node 22 as possibly stuck — and a restart
+   * re-logs all of V8's code, 78 ms there. So such stops count only once they cover
+   * `SUSPECT_MICROS` in a row.
    */
   stop(restart: boolean): TimeProfile | undefined {
     const native = this.native;
     if (native === undefined) return undefined;
     const profile = native.stop(restart);
     if (restart) {
-      this.stuck = native.v8ProfilerStuckEventLoopDetected();
+      ({ stuck: this.stuck, suspectMicros: this.suspectMicros } = judgeStuck(this.suspectMicros, native.v8ProfilerStuckEventLoopDetected(), profile.endTime - profile.startTime));
       if (this.stuck > 0) {
         native.stop(false);
         native.start();

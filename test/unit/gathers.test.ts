@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Profile as EsmProfile } from 'pprof-format';
-import { GATHER, nextGatherMs } from '../../src/profiling/gather-pace.js';
+import { GATHER, gatherNow, nextGatherMs } from '../../src/profiling/gather-pace.js';
 import { Profiler } from '../../src/profiling/profiler.js';
+import { judgeStuck, SUSPECT_MICROS } from '../../src/profiling/sampler.js';
 import { buildWindow } from '../../src/profiling/profile-window.js';
 import { runNow } from '../../src/util/slices.js';
 import { functionNamesOf } from '../support/pprof-helpers.js';
@@ -28,6 +29,38 @@ describe('the pace of gathers', () => {
   for (const c of cases) {
     it(`${c.last} ms, a stop of ${c.held} ms → ${c.next} ms (${c.why})`, () => {
       assert.equal(nextGatherMs(c.last, c.held, WINDOW), c.next);
+    });
+  }
+});
+
+describe('when a gather is taken', () => {
+  const cases: { now: number; lastStop: number; nextCut: number; taken: boolean; why: string }[] = [
+    { now: 5_000, lastStop: 4_000, nextCut: 10_000, taken: true, why: 'mid-window' },
+    { now: 5_000, lastStop: 5_000 - GATHER.floorMs + 1, nextCut: 10_000, taken: false, why: 'right after the last stop' },
+    { now: 9_900, lastStop: 9_000, nextCut: 10_000, taken: false, why: 'right before the cut' },
+    { now: 10_050, lastStop: 9_000, nextCut: 10_000, taken: false, why: 'the cut is overdue (the loop was busy)' },
+    { now: 5_000, lastStop: 5_000 - GATHER.floorMs, nextCut: 5_000 + GATHER.floorMs, taken: true, why: 'exactly a floor from each' },
+  ];
+  for (const c of cases) {
+    it(`${c.taken ? 'taken' : 'skipped'} ${c.why}`, () => {
+      assert.equal(gatherNow(c.now, c.lastStop, c.nextCut), c.taken);
+    });
+  }
+});
+
+describe('a stop that looks like V8’s profiler got stuck', () => {
+  const S = SUSPECT_MICROS;
+  const cases: { before: number; found: number; lasted: number; stuck: number; carried: number; why: string }[] = [
+    { before: 0, found: 0, lasted: 250_000, stuck: 0, carried: 0, why: 'nothing found' },
+    { before: S / 2, found: 0, lasted: 250_000, stuck: 0, carried: 0, why: 'a sound stop ends a run of suspect ones' },
+    { before: 0, found: 2, lasted: 250_000, stuck: 0, carried: 250_000, why: 'a short empty profile: suspect only' },
+    { before: 0, found: 1, lasted: 400_000, stuck: 0, carried: 400_000, why: 'a short profile missing its first sample: suspect only' },
+    { before: 800_000, found: 2, lasted: 250_000, stuck: 2, carried: 0, why: 'suspect stops covering a second: stuck, restarted' },
+    { before: 0, found: 1, lasted: S, stuck: 1, carried: 0, why: 'a window of a second or more is judged alone, as before gathers' },
+  ];
+  for (const c of cases) {
+    it(`${c.why} → ${c.stuck}`, () => {
+      assert.deepEqual(judgeStuck(c.before, c.found, c.lasted), { stuck: c.stuck, suspectMicros: c.carried });
     });
   }
 });
