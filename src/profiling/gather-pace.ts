@@ -2,9 +2,10 @@
  * How often the time sampler's profile is gathered within a window. Stopping V8's profile (and
  * restarting it) holds the event loop for as long as the addon takes to turn the profile's tree
  * into JavaScript objects: ~2.6 µs per node, and the tree of a 10 s window on an app of thousands of
- * functions has 3 000–3 600 nodes (docs/performance.md, "The cut"). A tree gathered every second is
- * a fraction of that, since it holds only the stacks of ~100 samples; the window's pprof is built
- * later, off the cut, from all its trees (time-profile.ts).
+ * functions has 3 000–3 600 nodes (docs/performance.md, the big-app benchmark). A tree gathered
+ * every second is a fraction of that, since it holds only the stacks of ~100 samples; each is
+ * folded into the window's stacks at once, and the window's pprof is built from them later, off
+ * the cut (time-profile.ts).
  *
  * The pace adapts to what a gather costs: a gather that held the loop longer than the budget
  * halves the time to the next one, one far under it doubles it, between the floor and the window.

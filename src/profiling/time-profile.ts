@@ -25,16 +25,18 @@ export interface TimeBuild {
  * first): folded now, built into the CPU and wall pprof later.
  */
 export function timePart(raws: readonly TimeProfile[], build: TimeBuild): WindowPart {
-  const fold = new TimeFold(build);
-  for (const raw of raws) fold.add(raw);
-  return fold.part();
+  return foldOf(raws, build).part();
 }
 
 /** The CPU and wall pprof of a window's trees (TimeFold: folded, then built in steps). */
-export function* buildTimeProfiles(raws: readonly TimeProfile[], from: number, build: TimeBuild, sourceMapper?: SourceMapper, labelled?: Set<SampleLabels>): Generator<void, Map<ProfileType, Profile>> {
+export function buildTimeProfiles(raws: readonly TimeProfile[], from: number, build: TimeBuild, sourceMapper?: SourceMapper, labelled?: Set<SampleLabels>): Generator<void, Map<ProfileType, Profile>> {
+  return foldOf(raws, build).profiles(from, sourceMapper, labelled);
+}
+
+function foldOf(raws: readonly TimeProfile[], build: TimeBuild): TimeFold {
   const fold = new TimeFold(build);
   for (const raw of raws) fold.add(raw);
-  return yield* fold.profiles(from, sourceMapper, labelled);
+  return fold;
 }
 
 /** V8's names for the frames that are not JavaScript (the root's children in its profile tree). */
