@@ -68,7 +68,7 @@ async function measure({ shape, contender }) {
     const sorted = slices.map(([, , max]) => max).sort((a, b) => a - b);
     return {
       rps,
-      holdMs: holds.length ? Math.max(...holds.map((h) => h.cutMs)) : Number.NaN,
+      holdMs: holds.length ? Math.max(...holds.map((h) => h.longestStopMs)) : Number.NaN,
       sliceMs: holds.length ? Math.max(...holds.map((h) => h.longestSliceMs)) : Number.NaN,
       worstMs: worstOf(slices),
       warmWorstMs: worstOf(slices.filter(([start]) => start >= loadFrom + LOAD_WARM_MS)),

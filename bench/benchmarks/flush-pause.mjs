@@ -153,13 +153,13 @@ export default {
       const worst = r.flushes.reduce((w, f) => (w === undefined || f.excessMs > w.excessMs ? f : w), undefined);
       const excess = worst?.excessMs ?? Number.NaN;
       const own = r.flushes.map((f) => f.own).filter(Boolean);
-      const ownHoldMs = own.length > 0 ? max(own.map((o) => Math.max(o.cutMs, o.longestSliceMs))) : Number.NaN;
+      const ownHoldMs = own.length > 0 ? max(own.map((o) => Math.max(o.longestStopMs, o.longestSliceMs))) : Number.NaN;
       results[c.id] = { flushes: r.flushes.length, flushMaxMs: flushMax, perFlushMaxMs: r.flushes.map((f) => f.maxMs), excessMs: excess, worstQuietMaxMs: worst?.quietMaxMs, own, ownHoldMs, quiet: r.quiet, rps: r.rps, othersOnAppCore: r.others };
       rows.push([
         c.label,
         String(r.flushes.length),
         r.flushes.map((f) => `${num(f.maxMs, 1)} (${num(f.quietMaxMs, 1)})`).join(', '),
-        own.length > 0 ? own.map((o) => `${num(o.cutMs, 1)} / ${num(o.longestSliceMs, 1)}`).join(', ') : '–',
+        own.length > 0 ? own.map((o) => `${num(o.longestStopMs, 1)} / ${num(o.longestSliceMs, 1)}`).join(', ') : '–',
         num(r.quiet.medianMaxMs, 1),
         num(r.quiet.p99MaxMs, 1),
         num(r.quiet.maxMs, 1),
@@ -176,7 +176,7 @@ export default {
     const pyro = results.pyro;
     const goals = [
       goal(`flush pause: pyro-run's own flush work holds the event loop ≤ ${GOAL_MS} ms at a time (each stop of the sampler; each slice of the encoding)`, pyro.own.length >= 2 ? pyro.ownHoldMs <= GOAL_MS : undefined,
-        `${pyro.own.length} flushes; longest hold ${num(pyro.ownHoldMs, 1)} ms (stops at most ${num(max(pyro.own.map((o) => o.cutMs)), 1)} ms, slices at most ${num(max(pyro.own.map((o) => o.longestSliceMs)), 1)} ms)`),
+        `${pyro.own.length} flushes; longest hold ${num(pyro.ownHoldMs, 1)} ms (stops at most ${num(max(pyro.own.map((o) => o.longestStopMs)), 1)} ms, slices at most ${num(max(pyro.own.map((o) => o.longestSliceMs)), 1)} ms)`),
       goal(`flush pause: a flush adds ≤ ${GOAL_MS} ms of event-loop delay (pyro-run full)`, pyro.flushes >= 2 ? pyro.excessMs <= GOAL_MS : undefined,
         `${pyro.flushes} flushes; worst ${signed(pyro.excessMs, 1)} ms over the median worst slice of as many consecutive slices without a flush (${num(pyro.worstQuietMaxMs, 1)} ms)`),
     ];

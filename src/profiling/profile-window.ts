@@ -34,7 +34,7 @@ export interface ProfileWindow {
   /** Maps compiled frames back to their sources, when the app has maps. */
   sourceMapper?: SourceMapper | undefined;
   /** The longest the window's stops held the event loop (its gathers', or the cut's: every sampler's stop and restart), milliseconds. */
-  cutMs: number;
+  longestStopMs: number;
   /** How many times the window's samplers were stopped: its gathers and its cut. */
   stops: number;
 }

@@ -62,7 +62,7 @@ export class Profiler {
       this.sources.push(this.time);
     }
     const { outOfMemory } = options;
-    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ from: this.windowStart, until: Date.now(), parts: [part], sourceMapper: this.sourceMapper, cutMs: 0, stops: 0 }));
+    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ from: this.windowStart, until: Date.now(), parts: [part], sourceMapper: this.sourceMapper, longestStopMs: 0, stops: 0 }));
     for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options, atLimit));
   }
 
@@ -112,7 +112,7 @@ export class Profiler {
       const part = source.cut(last);
       if (part) parts.push(part);
     }
-    const cutMs = Math.max(performance.now() - started, this.longestGatherMs);
+    const longestStopMs = Math.max(performance.now() - started, this.longestGatherMs);
     const stops = this.gathers + 1;
     this.longestGatherMs = 0;
     this.gathers = 0;
@@ -120,6 +120,6 @@ export class Profiler {
     const from = this.windowStart;
     const until = Date.now();
     this.windowStart = until;
-    return { from, until, parts, cutMs, stops, sourceMapper: this.sourceMapper };
+    return { from, until, parts, longestStopMs, stops, sourceMapper: this.sourceMapper };
   }
 }

@@ -49,7 +49,7 @@ const GC_FRAME = 'Garbage Collection';
 const NON_JS_THREADS_FRAME = 'Non JS threads activity';
 
 /** Stacks made pprof samples between two checks of the time slice (64 tree nodes took up to 8–11 ms in a cold first window under load). */
-const NODES_PER_STEP = 16;
+const STACKS_PER_STEP = 16;
 
 interface Totals {
   /** Samples (ticks and contexts recorded with CPU time) … */
@@ -250,7 +250,7 @@ export class TimeFold {
       const { perSpan, unlabelled } = frame.totals!;
       for (const [span, totals] of perSpan) emit(stack, span, totals);
       emit(stack, undefined, unlabelled);
-      if (++handled % NODES_PER_STEP === 0) yield;
+      if (++handled % STACKS_PER_STEP === 0) yield;
     }
 
     const profiles = new Map<ProfileType, Profile>();

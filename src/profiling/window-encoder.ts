@@ -65,7 +65,7 @@ export class WindowEncoder<K extends string = ProfileType> {
       (profiles) => {
         // What the window cost the app's event loop, for whoever wonders about pauses.
         const kb = profiles.reduce((sum, p) => sum + p.body.length, 0) / 1024;
-        this.log.debug(windowCostLine({ cutMs: window.cutMs, stops: window.stops, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
+        this.log.debug(windowCostLine({ longestStopMs: window.longestStopMs, stops: window.stops, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
         done(window, profiles);
       },
       failed,
@@ -86,7 +86,7 @@ export class WindowEncoder<K extends string = ProfileType> {
 /** What one window cost the app's event loop, and its size on the wire. */
 export interface WindowCost {
   /** The longest of the window's stops: its samplers' stop and restart at a gather or at the cut. */
-  cutMs: number;
+  longestStopMs: number;
   /** How many stops: the window's gathers and its cut. */
   stops: number;
   /** Slices the pprof build and encoding ran in, each a turn of the event loop. */
@@ -100,13 +100,13 @@ const COST_LINE = /profile window: (\d+) stops of at most ([\d.]+) ms, then (\d+
 
 /** The debug line logged per window encoded. */
 export function windowCostLine(cost: WindowCost): string {
-  return `profile window: ${cost.stops} stops of at most ${cost.cutMs.toFixed(1)} ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped`;
+  return `profile window: ${cost.stops} stops of at most ${cost.longestStopMs.toFixed(1)} ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped`;
 }
 
 /** The cost in a line of the app's stderr, if it is one (bench/benchmarks/flush-pause.mjs reads them). */
 export function parseWindowCost(line: string): WindowCost | undefined {
   const m = COST_LINE.exec(line);
-  return m ? { stops: Number(m[1]), cutMs: Number(m[2]), slices: Number(m[3]), longestSliceMs: Number(m[4]), kb: Number(m[5]) } : undefined;
+  return m ? { stops: Number(m[1]), longestStopMs: Number(m[2]), slices: Number(m[3]), longestSliceMs: Number(m[4]), kb: Number(m[5]) } : undefined;
 }
 
 /**
@@ -138,7 +138,7 @@ const WARM_UP_NODE: TimeProfileNode = {
 const WARM_UP: ProfileWindow = {
   from: 0,
   until: 1,
-  cutMs: 0,
+  longestStopMs: 0,
   stops: 1,
   parts: [
     timePart(

@@ -89,7 +89,7 @@ it('a window gathered three times holds what the sampler saw between each stop, 
   const window = profiler.cut(true);
   assert.ok(window && held !== undefined);
   assert.equal(window.stops, 3);
-  assert.ok(window.cutMs >= held, `the window reports its longest stop (${window.cutMs} ms, a gather held ${held} ms)`);
+  assert.ok(window.longestStopMs >= held, `the window reports its longest stop (${window.longestStopMs} ms, a gather held ${held} ms)`);
 
   const wall = decodePprof(runNow(buildWindow(window)).get('wall')!.encode()).profile as EsmProfile;
   const hits = (name: string) => wall.sample.filter((s) => functionNamesOf(wall, s).includes(name)).reduce((sum, s) => sum + Number(s.value[0]), 0);

@@ -148,7 +148,7 @@ describe('encodeProfilesRequest', () => {
     const { reply, records } = convertRequest(encoded(profiles), { receivedAt: Date.now(), headers: {} });
     assert.equal(reply.status, 200, reply.error);
     const viaIngest = (type: ProfileType) => {
-      const pprof = EsmProfile.decode(runNow(PPROF.encode(new Map([[type, profiles.get(type)!]]), { from: FROM_MS, until: UNTIL_MS, parts: [], cutMs: 0, stops: 1 }))[0]!.body);
+      const pprof = EsmProfile.decode(runNow(PPROF.encode(new Map([[type, profiles.get(type)!]]), { from: FROM_MS, until: UNTIL_MS, parts: [], longestStopMs: 0, stops: 1 }))[0]!.body);
       return { metricName: metricNameOf(pprof), typeIds: profileTypeIdsOf(pprof, metricNameOf(pprof)), samples: sampleViewsOf(pprof) };
     };
     const key = (s: { stack: string[]; labels: Record<string, string> }) => `${s.stack.join('<')} ${JSON.stringify(Object.entries(s.labels).sort())}`;

@@ -41,7 +41,7 @@ it('the encoder logs one line per window with its stops, slices and size, which 
   const window: ProfileWindow = {
     from: 1_700_000_000_000,
     until: 1_700_000_015_000,
-    cutMs: 2.25,
+    longestStopMs: 2.25,
     stops: 3,
     parts: [timePart([leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 }))], { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false })],
   };
@@ -50,11 +50,11 @@ it('the encoder logs one line per window with its stops, slices and size, which 
   assert.equal(lines.length, 1);
   const cost = parseWindowCost(lines[0] ?? '');
   assert.ok(cost, lines[0]);
-  assert.equal(cost.cutMs, 2.3);
+  assert.equal(cost.longestStopMs, 2.3);
   assert.equal(cost.stops, 3);
   assert.ok(cost.slices >= 3, `${cost.slices} slices: the build and each profile's encoding`);
   assert.ok(cost.longestSliceMs > 0);
   assert.equal(cost.kb, Number((encoded.reduce((sum, p) => sum + p.body.length, 0) / 1024).toFixed(1)));
   assert.equal(parseWindowCost('pyro-run: debug: instrumentations: http, express'), undefined);
-  assert.deepEqual(parseWindowCost(windowCostLine({ cutMs: 1.5, stops: 8, slices: 7, longestSliceMs: 4.25, kb: 60 })), { cutMs: 1.5, stops: 8, slices: 7, longestSliceMs: 4.3, kb: 60 });
+  assert.deepEqual(parseWindowCost(windowCostLine({ longestStopMs: 1.5, stops: 8, slices: 7, longestSliceMs: 4.25, kb: 60 })), { longestStopMs: 1.5, stops: 8, slices: 7, longestSliceMs: 4.3, kb: 60 });
 });
