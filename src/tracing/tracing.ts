@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { AsyncContextManager } from './context-manager.js';
 import { registerEsmHook } from './esm-hook.js';
 import type { Destination } from '../export/destination.js';
+import { routerYieldsToExpress } from '../frameworks/express-router.js';
 import { startFastifyRoutes } from '../frameworks/fastify.js';
 import { RouteFromSpans } from '../frameworks/routes.js';
 import { SpanBatcher } from './span-batcher.js';
@@ -129,6 +130,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const selection = selectInstrumentations(env, installedFrom(options.appDirs, env), { metrics: config.metricsRequested });
   if (selection.unknown.length > 0) log.warn(`unknown instrumentations in OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS: ${selection.unknown.join(', ')}`);
   const instrumentations = loadInstrumentations(selection.names, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
+  routerYieldsToExpress(instrumentations);
   log.debug(`instrumentations: ${selection.names.join(', ')}`);
   // Metrics and logs from the NodeSDK, which builds those pipelines from env; first, so the
   // instrumentations find its meter provider registered.

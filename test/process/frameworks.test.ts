@@ -47,6 +47,49 @@ test('fastify 5: each route is its own endpoint with its exact count, and its ro
   assert.deepEqual(endpoints.map((e) => [e.name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)), expected);
 });
 
+test('express 5: each layer is one span, as on express 4 — router\'s instrumentation stands down where express\'s spans; a plain router keeps its spans', async (t) => {
+  const out = fresh();
+  const app = runCli(['--out', out, '--quiet', fixture('apps/express-layers.cjs')]);
+  t.after(() => app.process.kill('SIGKILL'));
+  const paths = ['/api/items/7', '/fail', '/plain/3'];
+  const rounds = 10;
+  await serveThenTerminate(app, (i) => paths[i % paths.length]!, paths.length * rounds, 3);
+
+  const { spans } = readRecording(out);
+  const roots = spans.filter((span) => span.kind === OtlpSpanKind.Server);
+  assert.deepEqual(tally(roots.map((span) => span.name)), [
+    ['GET /api/items/:id', rounds],
+    ['GET /fail', rounds],
+    ['GET /plain/:id', rounds],
+  ]);
+  const scope = (name: string) => name.replace('@opentelemetry/instrumentation-', '');
+  const expectedLayers: Record<string, [string, number][]> = {
+    // The app's middleware, the mounted router, the route: express's spans, once each.
+    'GET /api/items/:id': [
+      ['express: middleware - stamp', 1],
+      ['express: request handler', 1],
+      ['express: router - /items/:id', 1],
+    ],
+    // The error middleware: express's instrumentation does not span it, router's still does.
+    'GET /fail': [
+      ['express: middleware - stamp', 1],
+      ['express: request handler', 1],
+      ['router: middleware - recover', 1],
+    ],
+    // A router without express: express wrapped its route (the Router prototype is shared),
+    // router's spans the handler inside it, which express does not.
+    'GET /plain/:id': [
+      ['express: request handler', 1],
+      ['router: request handler - /plain/:id', 1],
+    ],
+  };
+  for (const root of roots) {
+    const below = spans.filter((span) => span.traceId === root.traceId && span !== root);
+    assert.deepEqual(tally(below.map((span) => `${scope(span.scope.name)}: ${span.name}`)), expectedLayers[root.name], root.name);
+    for (const span of below) assert.equal(span.parentSpanId === root.spanId || below.some((other) => other.spanId === span.parentSpanId), true, `${span.name} is in its request's tree`);
+  }
+});
+
 /** What `pyro-run report --json` says of each endpoint: its count and the names of its top self-time functions. */
 async function reportEndpoints(runDir: string): Promise<Map<string, { count: number; top: string[] }>> {
   const report = runCli(['report', runDir, '--json']);
