@@ -1,0 +1,49 @@
+// Two contenders side by side on the express app: `node bench/pair.mjs <a> <b> [--rounds N] [--seconds S]`.
+//
+// The A/B behind most rows of docs/performance.md's "What each optimisation bought": `a` and `b`
+// are contender ids of lib/contenders.mjs (`node`, `otel`, `combo`, `pyro-none`, `pyro`, and
+// `pyro-baseline` when PYRO_RUN_BENCH_BASELINE names another built checkout), each optionally
+// followed by `@` and a JSON object of extra environment (`'pyro@{"OTEL_NODE_DISABLED_INSTRUMENTATIONS":"router"}'`).
+// Both apps run at once on the app core under their own wrk -c16 (lib/side-by-side.mjs), 3 s of
+// warm-up then S seconds (12); prints each round and the median (min–max) of a's requests per CPU
+// second over b's (above 1: a is the cheaper).
+import path from 'node:path';
+import { countOption } from './lib/args.mjs';
+import { BENCH, byId } from './lib/contenders.mjs';
+import { sideBySide } from './lib/side-by-side.mjs';
+import { startSink } from './lib/sink.mjs';
+import { summary } from './lib/stats.mjs';
+import { spread } from './lib/table.mjs';
+import { findWrk } from './lib/wrk.mjs';
+
+const USAGE = 'node bench/pair.mjs <a> <b> [--rounds N] [--seconds S]   (a, b: contender ids, each optionally id@{"ENV":"value"})';
+
+const rounds = countOption(process.argv, '--rounds', 4, USAGE);
+const seconds = countOption(process.argv, '--seconds', 12, USAGE);
+const specs = process.argv.slice(2).filter((arg, i, all) => !arg.startsWith('--') && !all[i - 1]?.startsWith('--'));
+if (specs.length !== 2) throw new Error(`usage: ${USAGE}`);
+
+/** `id` or `id@{json env}` as a contender, its extra env on top of its own. */
+function contenderOf(spec) {
+  const at = spec.indexOf('@');
+  const id = at === -1 ? spec : spec.slice(0, at);
+  const base = byId(id);
+  if (!base) throw new Error(`unknown contender ${id}; usage: ${USAGE}`);
+  return { ...base, id: spec, label: spec, env: { ...base.env, ...(at === -1 ? {} : JSON.parse(spec.slice(at + 1))) } };
+}
+const [a, b] = specs.map(contenderOf);
+
+const sink = await startSink();
+const bin = findWrk();
+const ratios = [];
+try {
+  for (let round = 0; round < rounds; round++) {
+    const r = await sideBySide(bin, [a, b], path.join(BENCH, 'apps/express.cjs'), sink.url, { seconds, warmupSeconds: 3, connections: 16, round });
+    ratios.push(r.perCpu);
+    process.stdout.write(`round ${round + 1}/${rounds}: ${a.label} ${r.a.cpuMicrosPerRequest.toFixed(0)} µs CPU a request, ${b.label} ${r.b.cpuMicrosPerRequest.toFixed(0)}; requests per CPU second a/b ${r.perCpu.toFixed(3)}\n`);
+  }
+} finally {
+  await sink.stop();
+}
+process.stdout.write(`${a.label} / ${b.label}, requests per CPU second: ${spread(summary(ratios), 3)} over ${rounds} rounds of ${seconds} s\n`);
+process.exit(0);
