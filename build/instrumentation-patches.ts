@@ -130,12 +130,16 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: '`next === req.next` inside a middleware (express\'s res.format): req.next is the wrapper passed while the layer runs, and the next it wraps once the wrapper is called',
         find: 'if (callbackIdx >= 0) arguments[callbackIdx] = function() {',
-        replace: 'if (callbackIdx >= 0) arguments[callbackIdx] = function wrappedNext() {\n\t\t\t\t\tif (req?.next === wrappedNext) req.next = args[callbackIdx];',
+        replace: 'let wrappedNextFn;\n\t\t\t\tif (callbackIdx >= 0) arguments[callbackIdx] = wrappedNextFn = function wrappedNext() {\n\t\t\t\t\tif (req?.next === wrappedNext) req.next = args[callbackIdx];',
       },
       {
+        // From the variable, not read back as `arguments[callbackIdx]`: with that read (this
+        // sloppy-mode function also writes `arguments`), every request's objects outlived V8's
+        // scavenges on the express app under load — ~1 MB promoted per scavenge against ~70 KB, and
+        // RSS +60 MB (docs/performance.md, "Memory under load").
         why: 'the same, on the way in',
         find: 'try {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
-        replace: 'if (callbackIdx >= 0 && req?.next === args[callbackIdx]) req.next = arguments[callbackIdx];\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
+        replace: 'if (wrappedNextFn !== void 0 && req?.next === args[callbackIdx]) req.next = wrappedNextFn;\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
       },
     ],
   },
