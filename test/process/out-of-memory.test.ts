@@ -52,7 +52,7 @@ test('local mode: the heap profile of the moment the limit was hit is in the rec
   const [runName] = readdirSync(path.join(base, 'data'));
   const run = path.join(base, 'data', runName!);
   const manifest = JSON.parse(readFileSync(path.join(run, 'run.json'), 'utf8')) as { outOfMemory?: { window: number } };
-  assert.ok(manifest.outOfMemory, 'run.json says the app ran out of memory');
+  assert.ok(manifest.outOfMemory, `run.json says the app ran out of memory; the CLI's stderr ended:\n${app.stderr.slice(-2000)}`);
   assert.ok(readdirSync(path.join(run, 'profiles')).includes(`${String(manifest.outOfMemory.window).padStart(6, '0')}-heap.pb.gz`));
   let json = '';
   assert.equal(runReport([run, '--json'], { stdout: (text) => void (json += text), stderr: () => undefined, cwd: base }), 0);
