@@ -7,12 +7,12 @@
 // (bench/probes/heap-spaces.cjs) while still loaded. Prints per contender the medians (min–max)
 // over rounds of RSS, of RSS added to bare node's in the same round, and of that added RSS over the
 // combo's (the goal: ≤ 0.6), and the heap spaces it is made of.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { launchApp } from './lib/app.mjs';
 import { countOption } from './lib/args.mjs';
 import { BENCH, CONTENDERS } from './lib/contenders.mjs';
 import { interleave } from './lib/interleave.mjs';
+import { rssMbOf } from './lib/proc.mjs';
 import { startSink } from './lib/sink.mjs';
 import { ratio, summary } from './lib/stats.mjs';
 import { render, spread } from './lib/table.mjs';
@@ -23,8 +23,6 @@ const rounds = countOption(process.argv, '--rounds', 2, USAGE);
 const seconds = countOption(process.argv, '--seconds', 20, USAGE);
 const APP = path.join(BENCH, 'apps/express.cjs');
 const PROBE = ['--require', path.join(BENCH, 'probes/heap-spaces.cjs')];
-
-const rssMb = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m)?.[1]) / 1024;
 
 const sink = await startSink();
 const bin = findWrk();
@@ -41,7 +39,7 @@ try {
         const load = wrk(bin, `${url}/json`, { seconds: seconds + 1 });
         // Read while the load still runs: after it, V8 may shrink the young generation.
         await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-        const rss = rssMb(handle.child.pid);
+        const rss = rssMbOf(handle.child.pid);
         const spaces = handle.line(/^heap-spaces (.*)$/, 5_000);
         handle.child.kill('SIGUSR2');
         const heap = JSON.parse((await spaces).match[1]);

@@ -3,13 +3,12 @@
 // does in the app's first turns of the event loop (pyro-run loads its upload path there). What
 // matters is what each contender adds to bare node, so each round's value is paired with bare
 // node's value of the same round before taking medians.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { APP_CORE } from '../lib/cores.mjs';
 import { BENCH, CONTENDERS, NODE, contenderArgs, contenderEnv, nodeVersion } from '../lib/contenders.mjs';
 import { goal } from '../lib/goals.mjs';
 import { interleave } from '../lib/interleave.mjs';
-import { childrenCpuMs, start } from '../lib/proc.mjs';
+import { childrenCpuMs, rssMbOf, start } from '../lib/proc.mjs';
 import { startSink } from '../lib/sink.mjs';
 import { ratio, summary } from '../lib/stats.mjs';
 import { num, render, signed, spread, times } from '../lib/table.mjs';
@@ -40,7 +39,6 @@ async function measureWhole(contender, app, sinkUrl) {
   return { wallMs: Number(at - handle.spawnedAt) / 1e6, cpuMs: childrenCpuMs() - cpuBefore };
 }
 
-const rssMbOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? Number.NaN) / 1024;
 
 async function measureOnce(contender, app, sinkUrl) {
   const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl, app.env), core: APP_CORE, name: `${contender.id} ${app.id}` });

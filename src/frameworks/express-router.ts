@@ -32,16 +32,14 @@ export function routerYieldsToExpress(instrumentations: readonly Instrumentation
   const router = instrumentations.find((i) => i.instrumentationName === ROUTER) as (Instrumentation & Partial<RouterPatcher>) | undefined;
   const patcher = router?._requestHandlerPatcher;
   if (router === undefined || typeof patcher !== 'function') return;
+  const { isWrapped } = otelInstrumentation();
+  /** The express instrumentation spans this layer: it wrapped its handle, or the app the request is in. */
+  const spannedByExpress = (layer: unknown, req: unknown): boolean =>
+    isWrapped((layer as { handle?: unknown } | null | undefined)?.handle) || isWrapped((req as { app?: { use?: unknown } } | null | undefined)?.app?.use);
   router._requestHandlerPatcher = function (this: unknown, original: Handler): Handler {
     const traced = patcher.call(this, original);
     return function handleRequest(this: unknown, req: unknown, _res: unknown, _next: unknown) {
       return (spannedByExpress(this, req) ? original : traced).apply(this, arguments as unknown as unknown[]);
     };
   };
-}
-
-/** The express instrumentation spans this layer: it wrapped its handle, or the app the request is in. */
-function spannedByExpress(layer: unknown, req: unknown): boolean {
-  const { isWrapped } = otelInstrumentation();
-  return isWrapped((layer as { handle?: unknown } | null | undefined)?.handle) || isWrapped((req as { app?: { use?: unknown } } | null | undefined)?.app?.use);
 }
