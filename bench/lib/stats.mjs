@@ -16,6 +16,11 @@ export function percentile(values, p) {
 export const median = (values) => percentile(values, 50);
 export const min = (values) => sorted(values)[0] ?? Number.NaN;
 export const max = (values) => sorted(values).at(-1) ?? Number.NaN;
+/** The arithmetic mean, for readings of one quantity over time (not for rounds); NaN for none. */
+export const mean = (values) => {
+  const s = sorted(values);
+  return s.length === 0 ? Number.NaN : s.reduce((a, b) => a + b, 0) / s.length;
+};
 
 /** The summary every table row shows. */
 export function summary(values) {

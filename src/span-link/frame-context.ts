@@ -22,8 +22,9 @@ type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: un
  * One holder per labels object, not per context: a @datadog/pprof holder is a native object with
  * two global handles and a weak callback, and making one per context entered cost ~5% of the CPU
  * of an express request (`perf record`, samples per request; docs/performance.md). The labels keep
- * their holder through a WeakRef: the holder keeps its labels through a strong global handle, so a
- * strong reference back would keep both forever.
+ * their holder through a WeakRef, and only while their span runs (SpanLabels.frameHolder): the
+ * holder keeps its labels through a strong global handle, so a strong reference back would keep
+ * both forever.
  *
  * A span that has ended gets no holder: work still running in its context afterwards (a pooled
  * socket's handlers) is not the span's, which is also what `SpanLabels.covers` decides for samples.

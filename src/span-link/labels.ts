@@ -37,7 +37,10 @@ export class SpanLabels {
   endedAtMicros: number | undefined;
   /**
    * The sampler's holder of these labels while the span runs (span-link/frame-context.ts), held
-   * weakly: the holder holds the labels strongly, from a native global handle.
+   * weakly: the holder holds the labels strongly, from a native global handle. Dropped when the
+   * span ends: V8's scavenges treat a WeakRef's target as strong, so a reference kept past the span
+   * made the labels and their holder (and all they reach) outlive every young-generation collection
+   * until a major one.
    */
   frameHolder: WeakRef<object> | undefined = undefined;
   /** Called once when the span ends: a profile window waits for it (window-hold.ts). */
@@ -55,11 +58,12 @@ export class SpanLabels {
     return this.span ? this.span.name : this.finalName;
   }
 
-  /** The span ended: keep its last name and end time, and let the span object go. */
+  /** The span ended: keep its last name and end time, and let the span object and the holder go. */
   ended(name: string, endedAtMicros: number): void {
     this.finalName = name;
     this.endedAtMicros = endedAtMicros;
     this.span = undefined;
+    this.frameHolder = undefined;
     if (this.whenEnded) {
       const whenEnded = this.whenEnded;
       this.whenEnded = undefined;

@@ -134,6 +134,20 @@ describe('frameLinker', () => {
     assert.equal(active, entered, 'OTel still sees the context');
   });
 
+  it('a span’s labels let go of its holder when it ends: V8’s scavenges keep a WeakRef’s target, and the holder keeps the labels', () => {
+    const { slot, made } = countingSlot();
+    const { registry, start, teardown } = setup(slot);
+    const span = start('GET /json', ROOT_CONTEXT);
+    context.with(trace.setSpan(ROOT_CONTEXT, span), () => undefined);
+    const labels = registry.get(span) as SpanLabels;
+    const whileRunning = labels.frameHolder?.deref();
+    span.end();
+    teardown();
+    assert.equal(made.length, 1);
+    assert.equal(whileRunning, made[0], 'the labels find their holder while the span runs');
+    assert.equal(labels.frameHolder, undefined, 'no reference to the holder once the span ended');
+  });
+
   it('attach() sets OTel’s context and the sampler’s holder; the token restores both', () => {
     const { slot, made } = countingSlot();
     const { start, teardown } = setup(slot);
