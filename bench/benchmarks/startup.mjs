@@ -39,7 +39,6 @@ async function measureWhole(contender, app, sinkUrl) {
   return { wallMs: Number(at - handle.spawnedAt) / 1e6, cpuMs: childrenCpuMs() - cpuBefore };
 }
 
-
 async function measureOnce(contender, app, sinkUrl) {
   const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl, app.env), core: APP_CORE, name: `${contender.id} ${app.id}` });
   try {

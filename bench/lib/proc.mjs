@@ -152,6 +152,9 @@ export async function run(command, args, options = {}) {
   return { stdout: handle.stdout, stderr: handle.stderr, ...handle.exitInfo };
 }
 
+/** A live process's resident set in MB (VmRSS of /proc/<pid>/status); NaN where it cannot be read. */
+export const rssMbOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? Number.NaN) / 1024;
+
 const TICK_MS = 10;
 
 /**
@@ -159,9 +162,6 @@ const TICK_MS = 10;
  * been waited for, so far: the difference around one child's whole life is its CPU time (Linux:
  * cutime and cstime of /proc/self/stat, in clock ticks of 10 ms). Only while no other child ends.
  */
-/** A live process's resident set in MB (VmRSS of /proc/<pid>/status); NaN where it cannot be read. */
-export const rssMbOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? Number.NaN) / 1024;
-
 export function childrenCpuMs() {
   // statFields' index 13 and 14: fields 16 and 17 of proc(5).
   const fields = statFields(readFileSync('/proc/self/stat', 'utf8'));
