@@ -18,8 +18,8 @@ export const min = (values) => sorted(values)[0] ?? Number.NaN;
 export const max = (values) => sorted(values).at(-1) ?? Number.NaN;
 /** The arithmetic mean, for readings of one quantity over time (not for rounds); NaN for none. */
 export const mean = (values) => {
-  const s = sorted(values);
-  return s.length === 0 ? Number.NaN : s.reduce((a, b) => a + b, 0) / s.length;
+  const finite = values.filter((v) => Number.isFinite(v));
+  return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length;
 };
 
 /** The summary every table row shows. */
