@@ -1,4 +1,4 @@
-// The big-app shape (issue 21): `node bench/big-app.mjs [--rounds N] [--seconds S]` (needs `npm run
+// The big-app shape (issue 21): `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]` (needs `npm run
 // build`; PYRO_RUN_BENCH_BASELINE=<another built checkout> adds that build's pyro-run).
 //
 // bench/apps/big-app.cjs — 4 000 functions in chains 8 deep, every request a different chain — as
@@ -14,6 +14,9 @@
 // - throughput: 8 s of `wrk -c16` (saturated), req/s.
 // Rounds interleave the contenders; the table shows medians (min–max) over rounds, and each
 // contender's worst stall minus bare node's in the same round.
+// --unpinned: the app is not pinned to the app core, so V8's compiler and GC threads can run on
+// the other one (which wrk shares) instead of taking turns with the app's main thread — how a
+// multi-core host runs it; pinned is how a container limited to one CPU does.
 import path from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -39,10 +42,11 @@ const SATURATED_SECONDS = 8;
 /** Load after which the app's own code and the instrumentation's are compiled and warm. */
 const LOAD_WARM_MS = 5_000;
 
-const USAGE = 'node bench/big-app.mjs [--rounds N] [--seconds S]';
+const USAGE = 'node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]';
 
 const rounds = countOption(process.argv, '--rounds', 3, USAGE);
 const seconds = countOption(process.argv, '--seconds', 32, USAGE);
+const unpinned = process.argv.includes('--unpinned');
 const contenders = [
   { id: 'bare', label: 'bare node', preload: [], env: {} },
   byId('pyro'),
@@ -55,7 +59,7 @@ async function measure({ shape, contender }) {
   const delayFile = path.join(os.tmpdir(), `big-app-delay-${process.pid}-${contender.id}-${shape.id.replace(/\W/g, '_')}.txt`);
   const withProbe = { ...contender, preload: ['--import', PROBE, ...contender.preload] };
   const env = { ...shape.env, BENCH_LOOP_DELAY_FILE: delayFile, PYRO_RUN_LOG_LEVEL: 'debug', PYROSCOPE_FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS) };
-  const app = await launchApp(withProbe, APP, { sinkUrl: sink.url, extraEnv: env });
+  const app = await launchApp(withProbe, APP, { sinkUrl: sink.url, extraEnv: env, pinned: !unpinned });
   try {
     const loadFrom = Date.now();
     await wrk(bin, `${app.url}/json`, { ...PACED, seconds });
@@ -94,7 +98,7 @@ const rows = pairs.map((p) => {
   const above = (field) => fmt(runs.map((r, i) => r[field] - bare[i][field]), 0);
   return [p.shape.id, p.contender.label, fmt(runs.map((r) => r.rps), 0), fmt(runs.map((r) => r.holdMs), 1), fmt(runs.map((r) => r.sliceMs), 1), fmt(runs.map((r) => r.worstMs), 0), above('worstMs'), fmt(runs.map((r) => r.warmWorstMs), 0), above('warmWorstMs'), fmt(runs.map((r) => r.p95Ms), 0)];
 });
-const title = `big app — ${rounds} round(s): ${seconds} s paced (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests) for the event loop, then ${SATURATED_SECONDS} s of wrk -c16 for req/s; 10 s windows; median (min–max) over rounds; "above bare": per round, minus bare node's`;
+const title = `big app — ${rounds} round(s)${unpinned ? ', the app unpinned' : ''}: ${seconds} s paced (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests) for the event loop, then ${SATURATED_SECONDS} s of wrk -c16 for req/s; 10 s windows; median (min–max) over rounds; "above bare": per round, minus bare node's`;
 const columns = ['shape', 'contender', 'req/s (wrk -c16)', 'longest stop per window, ms', 'longest slice, ms', 'worst loop delay, ms', 'above bare', `worst after ${LOAD_WARM_MS / 1000} s of load, ms`, 'above bare', 'p95 of slices, ms'];
 process.stdout.write(`${render(title, columns, rows)}\n`);
 process.exit(0);

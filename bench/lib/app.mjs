@@ -4,10 +4,11 @@ import { APP_CORE } from './cores.mjs';
 import { NODE, contenderArgs, contenderEnv } from './contenders.mjs';
 import { start } from './proc.mjs';
 
-export async function launchApp(contender, file, { sinkUrl, node = NODE[24], nodeFlags = [], env, extraEnv = {}, timeoutMs = 30_000 } = {}) {
+/** `pinned: false` leaves the app free to run its threads on every core. */
+export async function launchApp(contender, file, { sinkUrl, node = NODE[24], nodeFlags = [], env, extraEnv = {}, timeoutMs = 30_000, pinned = true } = {}) {
   const handle = start(node, contenderArgs(contender, file, nodeFlags), {
     env: env ?? contenderEnv(contender, sinkUrl, extraEnv),
-    core: APP_CORE,
+    core: pinned ? APP_CORE : undefined,
     name: contender.id,
   });
   try {

@@ -144,7 +144,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const tracers = provider && new TracerSwitch(provider);
   if (tracers) {
     registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
-    const pipeline = { scope: options.linkProcessor && config.spanScope, batch: batcher && config.traces.batch };
+    const pipeline = { linkProcessor: options.linkProcessor, batch: batcher && config.traces.batch };
     warmUpWhenListening(() => {
       // An SDK the app started since took over: its spans are not ours to warm.
       if (tracers.current !== provider) return;

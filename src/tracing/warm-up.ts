@@ -1,11 +1,9 @@
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { SpanScope } from '../config.js';
 import { RouteFromSpans } from '../frameworks/routes.js';
 import { type Logger, reason } from '../log.js';
-import { LabelRegistry } from '../span-link/labels.js';
-import { SpanLinkProcessor } from '../span-link/processor.js';
 import { nodeDiagnosticsChannel } from '../util/builtins.js';
 import { otelApi, otelCore, otelSdkTrace } from '../vendor.js';
+import { AsyncContextManager } from './context-manager.js';
 import { SpanBatcher } from './span-batcher.js';
 
 const { EventEmitter } = process.getBuiltinModule('node:events') as typeof import('node:events');
@@ -28,9 +26,9 @@ export const WARM_UP_REQUESTS = 20;
 
 /** What the warm-up's span pipeline is made of: the same processors as the app's spans go through. */
 export interface WarmUpPipeline {
-  /** Spans are linked to profiles: the link processor takes part (over a registry of its own). */
-  scope: SpanScope | undefined;
-  /** Spans go to our batcher: it takes part (handing its batches to nobody). */
+  /** The link processor the app's spans go through, when spans are linked to profiles. */
+  linkProcessor: SpanProcessor | undefined;
+  /** Spans go to our batcher: one of the same settings takes part (handing its batches to nobody). */
   batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number } | undefined;
 }
 
@@ -56,10 +54,12 @@ export function warmUpWhenListening(warm: () => void, log: Logger): void {
 
 /**
  * Runs `requests` request-shaped traces through a tracer provider of their own: the SDK's span
- * code and the processors' classes are the app's (V8 compiles and optimizes code per function,
- * not per object), but nothing reads these spans — the link processor labels them in a registry
- * the sampler never sees, so no profile sample carries them, and the batcher hands its batches to
- * nobody. The contexts are entered through the API's context manager, as the instrumentations do.
+ * code and the processors are the app's (V8 compiles and optimizes code per function, not per
+ * object), but nothing reads these spans. Their contexts are entered through a context manager
+ * of their own, which the sampler is not linked to, so no profile sample carries their labels;
+ * the batcher hands its batches to nobody. The link processor is the app's own instance: its
+ * labels go on span objects under its registry's key, so the warm-up's spans have the shape the
+ * app's will have (the same hidden class wherever the SDK's code meets one).
  * Returns how many spans reached the batcher.
  */
 export function warmUp(pipeline: WarmUpPipeline, requests: number): number {
@@ -67,34 +67,38 @@ export function warmUp(pipeline: WarmUpPipeline, requests: number): number {
   const core = otelCore();
   const batcher = pipeline.batch && new SpanBatcher({ ...pipeline.batch, onBatch: () => undefined, onDrop: () => undefined, onError: () => undefined });
   const processors: SpanProcessor[] = [new RouteFromSpans()];
-  if (pipeline.scope !== undefined) processors.unshift(new SpanLinkProcessor(new LabelRegistry(), pipeline.scope));
+  if (pipeline.linkProcessor) processors.unshift(pipeline.linkProcessor);
   if (batcher) processors.push(batcher);
   const provider = new (otelSdkTrace().TracerProvider)({ spanProcessors: processors });
   const tracer = provider.getTracer('pyro-run-warm-up');
+  const manager = new AsyncContextManager().enable();
   const { SERVER, CLIENT, INTERNAL } = api.SpanKind;
 
-  for (let i = 0; i < requests; i++) {
-    // A request as an HTTP server instrumentation sees one: a remote parent, a server span, its
-    // request and response bound to its context, a framework's spans below, an outgoing call.
-    const incoming = api.propagation.extract(api.ROOT_CONTEXT, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
-    const server = tracer.startSpan('GET', { kind: SERVER, attributes: { 'http.request.method': 'GET', 'url.path': '/warm-up/1', 'url.scheme': 'http', 'server.port': 8080, 'network.peer.address': '127.0.0.1' } }, incoming);
-    const request = api.context.bind(api.trace.setSpan(incoming, server), new EventEmitter());
-    const inRequest = core.setRPCMetadata(api.trace.setSpan(incoming, server), { type: core.RPCType.HTTP, span: server });
-    api.context.with(inRequest, () => {
-      const middleware = tracer.startSpan('middleware - query', { kind: INTERNAL, attributes: { 'http.route': '/', 'express.type': 'middleware' } });
-      middleware.end();
-      const handler = tracer.startSpan('request handler - /warm-up/:id', { attributes: { 'http.route': '/warm-up/:id', 'express.type': 'request_handler' } });
-      api.context.with(api.trace.setSpan(api.context.active(), handler), () => {
-        const client = tracer.startSpan('GET', { kind: CLIENT, attributes: { 'http.request.method': 'GET', 'server.address': 'localhost' } });
-        api.propagation.inject(api.trace.setSpan(api.context.active(), client), {});
-        client.setAttribute('http.response.status_code', 200);
-        client.end();
+  try {
+    for (let i = 0; i < requests; i++) {
+      // A request as an HTTP server instrumentation sees one: a server span, its request bound to
+      // its context, a framework's spans below, an outgoing call carrying the trace on.
+      const server = tracer.startSpan('GET', { kind: SERVER, attributes: { 'http.request.method': 'GET', 'url.path': '/warm-up/1', 'url.scheme': 'http', 'server.port': 8080, 'network.peer.address': '127.0.0.1' } }, api.ROOT_CONTEXT);
+      const request = manager.bind(api.trace.setSpan(api.ROOT_CONTEXT, server), new EventEmitter());
+      const inRequest = core.setRPCMetadata(api.trace.setSpan(api.ROOT_CONTEXT, server), { type: core.RPCType.HTTP, span: server });
+      manager.with(inRequest, () => {
+        const middleware = tracer.startSpan('middleware - query', { kind: INTERNAL, attributes: { 'http.route': '/', 'express.type': 'middleware' } }, manager.active());
+        middleware.end();
+        const handler = tracer.startSpan('request handler - /warm-up/:id', { attributes: { 'http.route': '/warm-up/:id', 'express.type': 'request_handler' } }, manager.active());
+        manager.with(api.trace.setSpan(manager.active(), handler), () => {
+          const client = tracer.startSpan('GET', { kind: CLIENT, attributes: { 'http.request.method': 'GET', 'server.address': 'localhost' } }, manager.active());
+          api.propagation.inject(api.trace.setSpan(manager.active(), client), {});
+          client.setAttribute('http.response.status_code', 200);
+          client.end();
+        });
+        handler.end();
+        request.once('end', () => server.setAttribute('http.response.status_code', 200));
+        request.emit('end');
+        server.end();
       });
-      handler.end();
-      request.once('end', () => server.setAttribute('http.response.status_code', 200));
-      request.emit('end');
-      server.end();
-    });
+    }
+  } finally {
+    manager.disable();
   }
   return batcher?.takeBuffered().flat().length ?? 0;
 }

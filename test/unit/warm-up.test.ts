@@ -1,12 +1,14 @@
 /**
  * The tracing warm-up (src/tracing/warm-up.ts): it runs once, when the app's first server starts
  * listening, and before that server's first connection; its spans go through the same span
- * pipeline as the app's but reach no exporter and no labels the sampler reads; the app's context is
- * as it was; and a failure is one warning while the app's server listens on as without it.
+ * pipeline as the app's but reach no exporter, and their contexts never pass through the app's
+ * context manager (the one the sampler is linked to); the app's context is as it was; and a failure
+ * is one warning while the app's server listens on as without it.
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import type { Context } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Logger } from '../../src/log.js';
 import { LabelRegistry } from '../../src/span-link/labels.js';
@@ -42,22 +44,33 @@ describe('the warm-up', () => {
   });
 
   it('runs every request through its own pipeline: four spans a request reach its batcher, none the app’s exporter', () => {
-    assert.equal(warmUp({ scope: 'root', batch: BATCH }, 5), 20);
-    assert.equal(warmUp({ scope: undefined, batch: BATCH }, 2), 8);
+    assert.equal(warmUp({ linkProcessor: new SpanLinkProcessor(registry, 'root'), batch: BATCH }, 5), 20);
+    assert.equal(warmUp({ linkProcessor: undefined, batch: BATCH }, 2), 8);
     assert.equal(exporter.getFinishedSpans().length, 0);
   });
 
-  it('leaves the active context as it was, and the sampler’s registry without labels', () => {
+  it('leaves the active context as it was, and enters none of its contexts through the app’s context manager', () => {
     const key = api.createContextKey('app');
     const appContext = api.ROOT_CONTEXT.setValue(key, 'app');
     const appSpan = provider.getTracer('app').startSpan('app span');
+    const entered: unknown[] = [];
+    const withContext = manager.with;
     api.context.with(api.trace.setSpan(appContext, appSpan), () => {
-      warmUp({ scope: 'root', batch: BATCH }, 3);
+      // What the sampler's link wraps (span-link/frame-context.ts): every context entered through the app's manager.
+      manager.with = ((context: Context, ...rest: unknown[]) => {
+        entered.push(api.trace.getSpan(context)?.spanContext().spanId);
+        return (withContext as (...args: unknown[]) => unknown).call(manager, context, ...rest);
+      }) as typeof manager.with;
+      try {
+        warmUp({ linkProcessor: new SpanLinkProcessor(registry, 'root'), batch: BATCH }, 3);
+      } finally {
+        manager.with = withContext;
+      }
       assert.equal(api.context.active().getValue(key), 'app');
       assert.equal(api.trace.getSpan(api.context.active()), appSpan);
-      assert.equal(registry.of(api.context.active()), registry.get(appSpan));
     });
     appSpan.end();
+    assert.deepEqual(entered, []);
     assert.deepEqual(
       exporter.getFinishedSpans().map((span) => span.name),
       ['app span'],
