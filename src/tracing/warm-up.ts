@@ -10,8 +10,9 @@ const { EventEmitter } = process.getBuiltinModule('node:events') as typeof impor
 
 /**
  * Node's channel for a server that has started listening (net.Server#listen, which http, https and
- * every framework's server go through): "the server is ready to accept connections" (Node's
- * diagnostics_channel docs, `tracing:net.server.listen:asyncEnd`, since 22.4 / 20.16).
+ * every framework's server go through), published when the server can take connections and
+ * before its `listening` event (Node's diagnostics_channel docs; added in June 2024, so present in
+ * every Node pyro-run supports).
  */
 const LISTENING_CHANNEL = 'tracing:net.server.listen:asyncEnd';
 
