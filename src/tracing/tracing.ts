@@ -16,7 +16,6 @@ import { installedFrom, loadInstrumentations, selectInstrumentations } from './i
 import { type Logger, reason } from '../log.js';
 import type { LinkContext } from '../span-link/linking.js';
 import { diagFromEnv, propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
-import { WARM_UP_REQUESTS, warmUp, warmUpWhenListening } from './warm-up.js';
 import { otelApi, otelInstrumentation, otelSdkTrace } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
@@ -142,17 +141,7 @@ export function startTracing(options: TracingOptions): Tracing {
   // With nothing to take spans, none are recorded: the instrumentations' spans stay non-recording.
   const provider = consumers.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors: [...consumers, routes], problems }) : undefined;
   const tracers = provider && new TracerSwitch(provider);
-  if (tracers) {
-    registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
-    const pipeline = { linkProcessor: options.linkProcessor, batch: batcher && config.traces.batch };
-    warmUpWhenListening(() => {
-      // An SDK the app started since took over: its spans are not ours to warm.
-      if (tracers.current !== provider) return;
-      const startedAt = performance.now();
-      warmUp(pipeline, WARM_UP_REQUESTS);
-      log.debug(`warm-up: ${WARM_UP_REQUESTS} requests through the tracing path in ${(performance.now() - startedAt).toFixed(1)} ms`);
-    }, log);
-  }
+  if (tracers) registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
   for (const problem of problems) log.warn(problem);
   app.watch({ tracers, contextManager, propagator, instrumentations });
   return {

@@ -9,4 +9,3 @@ export const nodeFs = (): typeof import('node:fs') => process.getBuiltinModule('
 export const nodeFsPromises = (): typeof import('node:fs/promises') => process.getBuiltinModule('node:fs/promises');
 export const nodeZlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
 export const nodeOs = (): typeof import('node:os') => process.getBuiltinModule('node:os');
-export const nodeDiagnosticsChannel = (): typeof import('node:diagnostics_channel') => process.getBuiltinModule('node:diagnostics_channel');
