@@ -1,5 +1,6 @@
-// The big-app shape (issue 21): `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]` (needs `npm run
-// build`; PYRO_RUN_BENCH_BASELINE=<another built checkout> adds that build's pyro-run).
+// The big-app shape (issue 21): `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]`
+// (needs `npm run build`; PYRO_RUN_BENCH_BASELINE=<another built checkout> adds that build's
+// pyro-run).
 //
 // bench/apps/big-app.cjs — 4 000 functions in chains 8 deep, every request a different chain — as
 // an ordinary module and compiled with `new Function` (BIG_APP_EVAL=1), bare and with pyro-run
