@@ -4,7 +4,8 @@
 //
 // bench/apps/big-app.cjs — 4 000 functions in chains 8 deep, every request a different chain — as
 // an ordinary module and compiled with `new Function` (BIG_APP_EVAL=1), bare and with pyro-run
-// (10 s windows, so a run holds several). Each run has two phases on one process:
+// (10 s windows, so a run holds several), with profiles off (the tracing alone), and with only
+// pyro-run's preload loaded, its agent skipped. Each run has two phases on one process:
 // - stall: for S seconds a paced load (wrk, 8 connections, each pausing 20 ms between requests:
 //   ~370 req/s, well below what either contender serves), so the event loop idles between
 //   requests and its delay (bench/probes/loop-delay.mjs, the worst per 250 ms slice) is the
@@ -23,7 +24,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { launchApp } from './lib/app.mjs';
 import { countOption } from './lib/args.mjs';
-import { BENCH, byId, CONTENDERS } from './lib/contenders.mjs';
+import { BIG_APP as APP, BIG_APP_CONTENDERS, BIG_APP_SHAPES as SHAPES } from './lib/big-app.mjs';
+import { BENCH } from './lib/contenders.mjs';
 import { interleave } from './lib/interleave.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
@@ -31,12 +33,7 @@ import { render, spread } from './lib/table.mjs';
 import { findWrk, wrk } from './lib/wrk.mjs';
 import { parseWindowCost } from '../dist/src/profiling/window-encoder.js';
 
-const APP = path.join(BENCH, 'apps/big-app.cjs');
 const PROBE = path.join(BENCH, 'probes/loop-delay.mjs');
-const SHAPES = [
-  { id: 'module', env: { BIG_APP_EVAL: '0' } },
-  { id: 'new Function', env: { BIG_APP_EVAL: '1' } },
-];
 const FLUSH_INTERVAL_MS = 10_000;
 const PACED = { connections: 8, pauseMs: 20 };
 const SATURATED_SECONDS = 8;
@@ -48,11 +45,7 @@ const USAGE = 'node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]';
 const rounds = countOption(process.argv, '--rounds', 3, USAGE);
 const seconds = countOption(process.argv, '--seconds', 32, USAGE);
 const unpinned = process.argv.includes('--unpinned');
-const contenders = [
-  { id: 'bare', label: 'bare node', preload: [], env: {} },
-  byId('pyro'),
-  ...CONTENDERS.filter((c) => c.id === 'pyro-baseline'),
-];
+const contenders = BIG_APP_CONTENDERS;
 const sink = await startSink();
 const bin = findWrk();
 

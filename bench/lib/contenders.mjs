@@ -60,6 +60,12 @@ export const SIDE_ONLY = [
 
 export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY].find((c) => c.id === id);
 
+/**
+ * pyro-run's preload loaded with its agent skipped for `script` (PYRO_RUN_SKIP): what loading the
+ * preload alone moves, next to the contenders that run the agent.
+ */
+export const preloadOnly = (script) => ({ id: 'pyro-skip', label: 'pyro-run preloaded, agent skipped', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_SKIP: path.basename(script) } });
+
 /** The runner's environment without anything that would configure a contender behind our back. */
 export function cleanEnv() {
   const env = {};

@@ -17,14 +17,23 @@ import { launchApp } from './app.mjs';
 import { ratio } from './stats.mjs';
 import { wrk } from './wrk.mjs';
 
+const threadCpuNs = (pid, tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+
 /** Nanoseconds on CPU of every thread of `pid` (Linux schedstat); NaN where there is none. */
 export function processCpuNs(pid) {
   try {
     let sum = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    }
+    for (const tid of readdirSync(`/proc/${pid}/task`)) sum += threadCpuNs(pid, tid);
     return sum;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Nanoseconds on CPU of the main thread of `pid` alone (its JavaScript); NaN where there is none. */
+export function mainThreadCpuNs(pid) {
+  try {
+    return threadCpuNs(pid, pid);
   } catch {
     return Number.NaN;
   }
