@@ -82,6 +82,8 @@ export interface Config {
     settingsGiven: string[];
     /** OTEL_BSP_* batching, as the SDK's BatchSpanProcessor reads it. */
     batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
+    /** OTEL_EXPORTER_OTLP_(TRACES_)CERTIFICATE, CLIENT_CERTIFICATE, CLIENT_KEY: files for the endpoint's TLS. */
+    tls: OtlpTlsFiles;
   };
   /** OTEL_RESOURCE_ATTRIBUTES, parsed: what the resource of profiles sent over OTLP carries besides service.name. */
   resourceAttributes: Record<string, string>;
@@ -96,11 +98,31 @@ export interface Config {
     headers: Record<string, string>;
     /** OTEL_EXPORTER_OTLP_(PROFILES_)COMPRESSION=gzip. */
     gzip: boolean;
+    /** OTEL_EXPORTER_OTLP_(PROFILES_)CERTIFICATE, CLIENT_CERTIFICATE, CLIENT_KEY. */
+    tls: OtlpTlsFiles;
   };
   sdkDisabled: boolean;
   /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual. */
   metricsRequested: boolean;
   logsRequested: boolean;
+}
+
+/** A file named by an env var: its path as given (relative to the working directory) and the var. */
+export interface FileSetting {
+  env: string;
+  path: string;
+}
+
+/**
+ * The TLS files an OTLP/HTTP endpoint is reached with, as the OTel exporters read them
+ * (otlp-exporter-base, otlp-node-http-env-configuration): the CA that signs the server's
+ * certificate, trusted next to Node's own, and a client certificate with its key for mutual TLS.
+ * Paths only: the files are read at start, at the edge (export/transport/origin-tls.ts).
+ */
+export interface OtlpTlsFiles {
+  ca?: FileSetting;
+  cert?: FileSetting;
+  key?: FileSetting;
 }
 
 export interface Problem {
@@ -375,6 +397,38 @@ export const ENV = {
   bspScheduleDelay: 'OTEL_BSP_SCHEDULE_DELAY',
 } as const;
 
+/** The OTLP TLS files' env var suffixes: OTEL_EXPORTER_OTLP_<suffix>, or OTEL_EXPORTER_OTLP_<SIGNAL>_<suffix> for one signal. */
+const OTLP_TLS_SUFFIXES = { ca: 'CERTIFICATE', cert: 'CLIENT_CERTIFICATE', key: 'CLIENT_KEY' } as const;
+type OtlpSignal = 'TRACES' | 'PROFILES';
+
+/** The env vars that may name one signal's TLS files, the signal's own first. */
+function otlpTlsVars(signal: OtlpSignal, part: keyof typeof OTLP_TLS_SUFFIXES): [string, string] {
+  const suffix = OTLP_TLS_SUFFIXES[part];
+  return [`OTEL_EXPORTER_OTLP_${signal}_${suffix}`, `OTEL_EXPORTER_OTLP_${suffix}`];
+}
+
+/**
+ * One signal's TLS files: each from the signal's own variable, else the shared one, as the OTel
+ * exporters choose. A client certificate without its key (or the reverse) cannot be used: a
+ * problem, and neither is.
+ */
+export function readOtlpTlsFiles(env: Env, signal: OtlpSignal, problems: Problem[]): OtlpTlsFiles {
+  const files: OtlpTlsFiles = {};
+  for (const part of Object.keys(OTLP_TLS_SUFFIXES) as (keyof typeof OTLP_TLS_SUFFIXES)[]) {
+    const name = otlpTlsVars(signal, part).find((candidate) => (env[candidate] ?? '').trim() !== '');
+    if (name !== undefined) files[part] = { env: name, path: env[name]!.trim() };
+  }
+  const { cert, key } = files;
+  if ((cert === undefined) !== (key === undefined)) {
+    const given = (cert ?? key)!;
+    const wanted = otlpTlsVars(signal, cert === undefined ? 'cert' : 'key').join(' or ');
+    problems.push({ env: given.env, message: `${given.env} is set but ${wanted} is not: a client certificate needs both`, instead: 'no client certificate is sent' });
+    delete files.cert;
+    delete files.key;
+  }
+  return files;
+}
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface Facts {
@@ -424,6 +478,7 @@ const SPAN_EXPORT_ENV: readonly string[] = [
   ENV.otlpTracesProtocol,
   SETTINGS.otlpHeaders.env,
   ENV.otlpTracesHeaders,
+  ...(['ca', 'cert', 'key'] as const).flatMap((part) => otlpTlsVars('TRACES', part)),
 ];
 
 /**
@@ -439,11 +494,14 @@ function readProfilesExport(
 ): Config['profilesExport'] {
   const { base } = shared;
   const compression = readVar(env, ENV.otlpProfilesCompression, oneOf(OTLP_COMPRESSIONS), problems) ?? readVar(env, ENV.otlpCompression, oneOf(OTLP_COMPRESSIONS), problems);
+  const exporter = get('profilesExporter') ?? 'pyroscope';
   return {
-    exporter: get('profilesExporter') ?? 'pyroscope',
+    exporter,
     endpoint: get('otlpProfilesEndpoint') ?? (base === undefined ? DEFAULT_PROFILES_URL : `${base}${OTLP_PROFILES_PATH}`),
     headers: { ...shared.headers, ...readVar(env, ENV.otlpProfilesHeaders, parseHeaders, problems) },
     gzip: compression === 'gzip',
+    // Only read when profiles go over OTLP: the shared files are the spans' business otherwise.
+    tls: exporter === 'otlp' ? readOtlpTlsFiles(env, 'PROFILES', problems) : {},
   };
 }
 
@@ -532,6 +590,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
         maxExportBatchSize: readVar(env, ENV.bspMaxExportBatchSize, integer(1, 1_000_000, 'spans'), problems) ?? 512,
         scheduledDelayMillis: readVar(env, ENV.bspScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 5000,
       },
+      tls: readOtlpTlsFiles(env, 'TRACES', problems),
     },
     resourceAttributes,
     profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders }, get, problems),

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent, type Started } from './agent.js';
 import { appDirs } from '../util/app-dirs.js';
@@ -6,7 +8,8 @@ import type { Config } from '../config.js';
 import type { Destination } from '../export/destination.js';
 import { HttpSender } from '../export/transport/http-sender.js';
 import { NO_DESTINATION } from '../export/no-destination.js';
-import { remoteUpstreams } from '../export/remote-upstreams.js';
+import { otlpTlsEndpoints, remoteUpstreams } from '../export/remote-upstreams.js';
+import { originTls } from '../export/transport/origin-tls.js';
 import { Uploads } from '../export/uploads.js';
 import { guardInstrumentations } from '../tracing/instrumentation-guard.js';
 import { openRecording } from '../export/local/local-mode.js';
@@ -26,7 +29,10 @@ const MAX_QUEUED_UPLOADS = 32;
 
 /** The remote destination: every upstream the config names, through one sender. */
 function uploads(config: Config, log: Logger): Destination {
-  const sender = new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy });
+  // The OTLP endpoints' CA and client certificate files, read once, here (paths relative to the app's working directory, as OTel reads them).
+  const tls = originTls(otlpTlsEndpoints(config), (file) => readFileSync(path.resolve(file), 'utf8'));
+  for (const problem of tls.problems) log.warn(problem);
+  const sender = new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy, originTls: tls.material });
   const upstreams = remoteUpstreams(config, (request) => sender.enqueue(request), log);
   return new Uploads(sender, upstreams, log, { shutdownTimeoutMs: config.shutdownTimeoutMs, proxy: config.proxy });
 }

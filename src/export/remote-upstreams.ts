@@ -1,8 +1,10 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { OtlpProfilesUpstream, otlpProfilesOptions } from './otlp/otlp-profiles-upstream.js';
+import { DEFAULT_TRACES_URL } from './otlp/otlp-request.js';
 import { OtlpTracesUpstream } from './otlp/otlp-traces-upstream.js';
 import { PyroscopeUpstream } from './pyroscope/pyroscope-upstream.js';
+import type { EndpointTls } from './transport/origin-tls.js';
 import type { Send, Upstream } from './upstream.js';
 
 /**
@@ -17,6 +19,18 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
   const otlpProfiles = otlpProfilesOptions(config);
   if (otlpProfiles) upstreams.push(new OtlpProfilesUpstream(otlpProfiles, config.serviceName, send, log));
   else if (serverAddress && config.profilesExport.exporter === 'pyroscope') upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
-  if (config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc') upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
+  if (ownsSpanExport(config)) upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
   return upstreams;
+}
+
+/** Spans over OTLP/HTTP are ours to send; grpc and console are the SDK's exporters'. */
+const ownsSpanExport = (config: Config) => config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc';
+
+/** The OTLP endpoints we send to, with the TLS files the config names for each (the SDK's grpc exporter reads its own). */
+export function otlpTlsEndpoints(config: Config): EndpointTls[] {
+  const endpoints: EndpointTls[] = [];
+  if (ownsSpanExport(config)) endpoints.push({ url: config.traces.endpoint ?? DEFAULT_TRACES_URL, files: config.traces.tls });
+  const profiles = otlpProfilesOptions(config);
+  if (profiles) endpoints.push({ url: profiles.endpoint, files: config.profilesExport.tls });
+  return endpoints;
 }

@@ -3,7 +3,8 @@
  * sender on the main thread and the final flush worker at exit); a private CA is trusted through
  * NODE_EXTRA_CA_CERTS; the explicit opt-out (--insecure-skip-tls-verify /
  * PYRO_RUN_INSECURE_SKIP_TLS_VERIFY) delivers with one warning at start. Credentials in the
- * server URL (`https://user:pass@host`) are sent as Basic auth and never printed.
+ * server URL (`https://user:pass@host`) are sent as Basic auth and never printed. An OTLP
+ * collector's own CA and a client certificate come from the OTel variables (the last tests).
  *
  * Each run sends profile windows every second (the sender) and holds spans back until exit
  * (OTEL_BSP_SCHEDULE_DELAY is longer than the run), so the spans can only arrive through the
@@ -13,7 +14,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fixture, runCli } from '../support/child.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
-import { post, startApp, stderrMatch, steadyLoad, warnings, windowChain, workSpans } from './support/app.js';
+import { post, startApp, stderrMatch, steadyLoad, uploadWarnings, warnings, windowChain, workSpans } from './support/app.js';
 import { makeCerts, opensslMissing, type TestCerts } from './support/certs.js';
 
 const PASSWORD = 'pw-TLS-SECRET-9911';
@@ -115,6 +116,64 @@ test('--insecure-skip-tls-verify: delivered on both paths, one warning at start 
     assert.equal(lines.length, 1, child.stderr);
     assert.match(lines[0]!, /TLS certificate verification is off .*impersonate/);
     assertNoSecret(child.stderr + child.stdout);
+  } finally {
+    await receiver.close();
+  }
+});
+
+/**
+ * An OTLP collector behind a private CA, as OTel's docs set it up: the CA and, for mutual TLS, the
+ * client certificate named by OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY,
+ * with nothing in NODE_EXTRA_CA_CERTS. Spans go every 200 ms (the sender) and the rest at exit
+ * (the final flush worker); no Pyroscope, so every request the receiver sees is a span batch.
+ */
+async function collectorAskingForClientCertificates(): Promise<Receiver> {
+  return startReceiver({ tls: { key: certs!.key, cert: certs!.cert, clientCa: certs!.caPem } });
+}
+
+const SPANS_WHILE_RUNNING = { OTEL_BSP_SCHEDULE_DELAY: '200', PYRO_RUN_PROFILES: 'none' };
+
+async function runAgainstCollector(receiver: Receiver, env: Record<string, string>): Promise<{ seqs: number[]; stderr: string; sentWhileRunning: number }> {
+  const app = await startApp({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...SPANS_WHILE_RUNNING, ...env } });
+  const load = await steadyLoad(app.base, { durationMs: 1500 });
+  const sentWhileRunning = receiver.traceExports.length;
+  await post(app.base, '/exit/0');
+  const exit = await app.child.exit(15_000);
+  assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, app.child.stderr);
+  return { seqs: load.seqs, stderr: app.child.stderr, sentWhileRunning };
+}
+
+test('OTEL_EXPORTER_OTLP_CERTIFICATE and a client certificate: spans reach a collector that asks for one, on both paths, nothing to warn about', { skip: missing }, async () => {
+  const receiver = await collectorAskingForClientCertificates();
+  try {
+    const run = await runAgainstCollector(receiver, { OTEL_EXPORTER_OTLP_CERTIFICATE: certs!.caPath, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: certs!.clientCertPath, OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: certs!.clientKeyPath });
+    assert.deepEqual(warnings(run.stderr), []);
+    assert.ok(run.sentWhileRunning > 0, 'span batches arrived while the app ran (the sender)');
+    const spans = workSpans(receiver.spans);
+    assert.deepEqual(run.seqs.filter((seq) => !spans.has(seq)), [], 'every request has its span, the last ones through the final flush worker');
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('without the client certificate the collector refuses the handshake: one warning, the app unaffected', { skip: missing }, async () => {
+  const receiver = await collectorAskingForClientCertificates();
+  try {
+    const run = await runAgainstCollector(receiver, { OTEL_EXPORTER_OTLP_CERTIFICATE: certs!.caPath });
+    assert.equal(receiver.traceExports.length, 0, 'no span batch got through');
+    assert.equal(uploadWarnings(run.stderr, 'spans').length, 1, run.stderr);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('an OTLP TLS file that cannot be read: one warning naming the variable and the path, and the spans go with Node’s trust', { skip: missing }, async () => {
+  const receiver = await startReceiver({ tls: { key: certs!.key, cert: certs!.cert } });
+  try {
+    const run = await runAgainstCollector(receiver, { OTEL_EXPORTER_OTLP_CERTIFICATE: '/nonexistent/collector-ca.pem', NODE_EXTRA_CA_CERTS: certs!.caPath });
+    assert.deepEqual(warnings(run.stderr), ['pyro-run: warning: could not read OTEL_EXPORTER_OTLP_CERTIFICATE (/nonexistent/collector-ca.pem: ENOENT): not used']);
+    const spans = workSpans(receiver.spans);
+    assert.deepEqual(run.seqs.filter((seq) => !spans.has(seq)), []);
   } finally {
     await receiver.close();
   }

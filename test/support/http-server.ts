@@ -30,6 +30,8 @@ export function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 export interface TlsOptions {
   key: string | Buffer;
   cert: string | Buffer;
+  /** Mutual TLS: the CA client certificates must be signed by; every client must then present one. */
+  clientCa?: string;
 }
 
 export async function listen(handler: RequestHandler, host: string, port: number, tls?: TlsOptions): Promise<ListeningServer> {
@@ -42,7 +44,8 @@ export async function listen(handler: RequestHandler, host: string, port: number
       }
     });
   };
-  const server = tls ? createTlsServer({ key: tls.key, cert: tls.cert }, onRequest) : createServer(onRequest);
+  const clientCertificates = tls?.clientCa === undefined ? {} : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true };
+  const server = tls ? createTlsServer({ key: tls.key, cert: tls.cert, ...clientCertificates }, onRequest) : createServer(onRequest);
   // TCP sockets, before any TLS handshake: a client that fails the handshake is closed too.
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -60,9 +60,11 @@ const DEFAULTS: Config = {
     headers: {},
     settingsGiven: [],
     batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 5000 },
+    // No files of its own: the endpoint is reached with Node's trust, without a client certificate.
+    tls: {},
   },
   resourceAttributes: {},
-  profilesExport: { exporter: 'pyroscope', endpoint: 'http://localhost:4318/v1development/profiles', headers: {}, gzip: false },
+  profilesExport: { exporter: 'pyroscope', endpoint: 'http://localhost:4318/v1development/profiles', headers: {}, gzip: false, tls: {} },
   sdkDisabled: false,
   metricsRequested: false,
   logsRequested: false,
@@ -246,6 +248,20 @@ describe('valid values of every setting', () => {
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT: 'http://pyroscope:4040/v1development/profiles' }, pick: (c) => c.profilesExport.endpoint, expected: 'http://pyroscope:4040/v1development/profiles' },
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'b=3' }, pick: (c) => c.profilesExport.headers, expected: { a: '1', b: '3' } },
     { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, pick: (c) => c.profilesExport.gzip, expected: true },
+    // TLS files as the OTel exporters read them: the signal's own variable over the shared one, per file.
+    { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (c) => c.traces.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } } },
+    { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: ' traces-ca.pem ' }, pick: (c) => c.traces.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', path: 'traces-ca.pem' } } },
+    { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'traces-ca.pem' }, pick: (c) => c.profilesExport.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } } },
+    // Profiles sent to Pyroscope's /ingest take none of them.
+    { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (c) => c.profilesExport.tls, expected: {} },
+    {
+      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem', OTEL_EXPORTER_OTLP_CLIENT_KEY: 'client.key', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'profiles.key' },
+      pick: (c) => [c.profilesExport.tls, c.traces.tls],
+      expected: [
+        { cert: { env: 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', path: 'client.pem' }, key: { env: 'OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY', path: 'profiles.key' } },
+        { cert: { env: 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', path: 'client.pem' }, key: { env: 'OTEL_EXPORTER_OTLP_CLIENT_KEY', path: 'client.key' } },
+      ],
+    },
     { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_PROFILES_COMPRESSION: 'none' }, pick: (c) => c.profilesExport.gzip, expected: false },
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', PYRO_RUN_TRACE_ID_LABEL: 'off' }, pick: (c) => c.traceIdLabel, expected: true },
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp' }, pick: (c) => c.local, expected: undefined },
@@ -489,6 +505,26 @@ describe('bad values: one Problem naming the env var, the default used instead',
     assert.deepEqual(problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']);
     assert.equal(config.traces.protocol, 'grpc');
   });
+
+  it('a client certificate without its key (or a key without its certificate) is one problem per signal, and neither is used', () => {
+    const { config, problems } = readConfig({ PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' });
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.instead]),
+      [
+        ['OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', 'no client certificate is sent'],
+        ['OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', 'no client certificate is sent'],
+      ],
+    );
+    assert.match(problems[0]!.message, /OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY or OTEL_EXPORTER_OTLP_CLIENT_KEY is not/);
+    assert.deepEqual(config.traces.tls, { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } }, 'the CA still counts');
+    const keyOnly = readConfig({ OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: 'k.pem' });
+    assert.deepEqual(keyOnly.problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY']);
+    assert.match(keyOnly.problems[0]!.message, /OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE or OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE is not/);
+    // A key set for another signal only is no pair for this one.
+    const otherSignal = readConfig({ PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'profiles.key' });
+    assert.deepEqual(otherSignal.config.traces.tls, {});
+    assert.deepEqual(otherSignal.problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE']);
+  });
 });
 
 describe('Pyroscope auth', () => {
@@ -597,6 +633,7 @@ describe("pyro-run's span export settings given", () => {
     },
     { env: { OTEL_EXPORTER_OTLP_PROTOCOL: ' ', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x=y' }, given: ['OTEL_EXPORTER_OTLP_TRACES_HEADERS'] },
     { env: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' }, given: [] },
+    { env: { OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'p.key' }, given: ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE'] },
   ];
   for (const c of cases) {
     it(`${JSON.stringify(c.env)} → ${c.given.join(', ') || 'none'}`, () => {

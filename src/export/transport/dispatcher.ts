@@ -2,6 +2,8 @@ import type { LookupFunction } from 'node:net';
 import type { buildConnector, Dispatcher } from 'undici';
 import type { Transport } from './outgoing.js';
 import { proxyingDispatcher } from './proxy-agent.js';
+import { type OriginTls, originOfUrl } from './origin-tls.js';
+import { routeByOrigin } from './origin-routes.js';
 import type { Undici } from './undici-parts.js';
 
 type LookupCallback = Parameters<LookupFunction>[2];
@@ -53,27 +55,49 @@ function ownedSockets(unref: boolean): (connect: Connector) => Connector {
     });
 }
 
-/**
- * The one undici dispatcher recipe, used by the sender (main thread) and by the flush worker
- * (exit), so certificate checks, timeouts and proxies cannot differ between the two.
- * `unrefSockets`: no socket keeps the app alive (ownedSockets); when the app is done, the exit path
- * flushes what is still pending. With a proxy set, requests go through it per their origin
- * (proxy-agent.ts), with the same connect timeout, lookup and certificate checks.
- */
-export function createAgent(undici: Pick<Undici, 'Agent' | 'buildConnector' | 'proxyParts'>, transport: Transport, options: { unrefSockets: boolean }): Dispatcher {
-  const own = ownedSockets(options.unrefSockets);
+type Parts = Pick<Undici, 'Agent' | 'buildConnector' | 'Dispatcher' | 'proxyParts'>;
+type TlsMaterial = Omit<OriginTls, 'origin'>;
+
+/** Direct connections, and through the proxies when set, with `tls` added to every TLS handshake to a backend. */
+function agentWith(undici: Parts, transport: Transport, tls: TlsMaterial, unrefSockets: boolean): Dispatcher {
+  const own = ownedSockets(unrefSockets);
   // The timeout covers the lookup too: undici starts it as soon as net.connect has begun looking the name up.
   const reach = { timeout: transport.timeoutMs, lookup: sharedLookup };
   // Only ever relaxed by the explicit opt-out: Node's default (verify against its CA store, plus
-  // NODE_EXTRA_CA_CERTS) otherwise.
+  // NODE_EXTRA_CA_CERTS, plus the origin's own CA when it has one) otherwise.
   const verify = transport.tlsSkipVerify ? { rejectUnauthorized: false } : {};
-  const direct = new undici.Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: own(undici.buildConnector({ ...reach, ...verify })) });
+  const toBackend = { ...tls, ...verify };
+  const direct = new undici.Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: own(undici.buildConnector({ ...reach, ...toBackend })) });
   if (transport.proxy === undefined) return direct;
   return proxyingDispatcher(undici.proxyParts(), direct, transport.proxy, {
     keepAliveTimeout: KEEP_ALIVE_MS,
     own,
     toProxy: reach,
-    toBackend: { timeout: transport.timeoutMs, ...verify },
+    toBackend: { timeout: transport.timeoutMs, ...toBackend },
     tunnelTimeoutMs: transport.timeoutMs,
   });
+}
+
+/** `ca` added to the CAs Node trusts (its own and NODE_EXTRA_CA_CERTS) rather than replacing them, as the OTel exporters' `ca` is not. */
+function withNodeCas(tls: TlsMaterial): TlsMaterial {
+  if (tls.ca === undefined) return tls;
+  const { getCACertificates } = process.getBuiltinModule('node:tls');
+  return { ...tls, ca: [...getCACertificates('default'), tls.ca].join('\n') };
+}
+
+/**
+ * The one undici dispatcher recipe, used by the sender (main thread) and by the flush worker
+ * (exit), so certificate checks, timeouts, proxies and client certificates cannot differ between
+ * the two. `unrefSockets`: no socket keeps the app alive (ownedSockets); when the app is done, the
+ * exit path flushes what is still pending. With a proxy set, requests go through it per their
+ * origin (proxy-agent.ts), with the same connect timeout, lookup and certificate checks. Origins
+ * with TLS material of their own (the OTLP endpoints' CA and client certificate, origin-tls.ts)
+ * get connections of their own.
+ */
+export function createAgent(undici: Parts, transport: Transport, options: { unrefSockets: boolean }): Dispatcher {
+  const base = agentWith(undici, transport, {}, options.unrefSockets);
+  if (transport.originTls.length === 0) return base;
+  const own = new Map(transport.originTls.map(({ origin, ...tls }) => [origin, agentWith(undici, transport, withNodeCas(tls), options.unrefSockets)]));
+  const route = (origin: string): Dispatcher => own.get(originOfUrl(origin) ?? '') ?? base;
+  return routeByOrigin(undici.Dispatcher, route, () => [base, ...own.values()]);
 }

@@ -4,6 +4,7 @@ import { type Logger, reason } from '../../log.js';
 import { type FlushResult, sendBeforeExit } from './final-flush.js';
 import { createAgent } from './dispatcher.js';
 import { MAX_REPLY_BYTES, type Outgoing, type Transport, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
+import type { OriginTls } from './origin-tls.js';
 import type { ProxySettings } from './proxy.js';
 import { loadUndici } from './undici-parts.js';
 
@@ -17,6 +18,8 @@ export interface SenderOptions {
   tlsSkipVerify?: boolean;
   /** Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY); none when undefined. */
   proxy?: ProxySettings | undefined;
+  /** A CA and a client certificate for particular origins (origin-tls.ts); none when undefined. */
+  originTls?: OriginTls[];
   /** First retry delay; doubles per failure up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -81,7 +84,7 @@ export class HttpSender {
   readonly stats: SenderStats = { sent: 0, dropped: 0, failedAttempts: 0 };
 
   constructor(private readonly options: SenderOptions) {
-    this.transport = { timeoutMs: options.timeoutMs, tlsSkipVerify: options.tlsSkipVerify === true, proxy: options.proxy };
+    this.transport = { timeoutMs: options.timeoutMs, tlsSkipVerify: options.tlsSkipVerify === true, proxy: options.proxy, originTls: options.originTls ?? [] };
     // The final flush at exit sends from a worker: it must connect exactly as we do.
     if (this.transport.tlsSkipVerify) {
       options.log.warn('TLS certificate verification is off (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY): anyone on the network path can impersonate the backends and read the uploads and their credentials');

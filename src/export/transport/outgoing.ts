@@ -1,4 +1,5 @@
 import { basicCredential, urlCredentials } from '../../util/basic-auth.js';
+import type { OriginTls } from './origin-tls.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 
 /**
@@ -60,6 +61,8 @@ export interface Transport {
   tlsSkipVerify: boolean;
   /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY as read at start (proxy.ts); undefined = every request goes direct. */
   proxy: ProxySettings | undefined;
+  /** A CA and a client certificate for particular origins (the OTLP endpoints' files, origin-tls.ts). */
+  originTls: OriginTls[];
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { buildConnector, Dispatcher } from 'undici';
+import { routeByOrigin } from './origin-routes.js';
 import { type ProxyEndpoint, type ProxySettings, proxyFor } from './proxy.js';
 import type { ProxyParts } from './undici-parts.js';
 
@@ -56,29 +57,5 @@ export function proxyingDispatcher(parts: ProxyParts, direct: Dispatcher, settin
     }
     return dispatcher;
   };
-  const all = () => [direct, ...agents.values()];
-  class ProxyRoutes extends parts.Dispatcher {
-    override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-      return route(String(options.origin)).dispatch(options, handler);
-    }
-    override close(): Promise<void>;
-    override close(callback: () => void): void;
-    override close(callback?: () => void): Promise<void> | void {
-      const closed = Promise.all(all().map((d) => d.close())).then(() => undefined);
-      if (callback === undefined) return closed;
-      void closed.then(callback);
-    }
-    override destroy(): Promise<void>;
-    override destroy(error: Error | null): Promise<void>;
-    override destroy(callback: () => void): void;
-    override destroy(error: Error | null, callback: () => void): void;
-    override destroy(first?: Error | null | (() => void), second?: () => void): Promise<void> | void {
-      const error = typeof first === 'function' ? null : (first ?? null);
-      const callback = typeof first === 'function' ? first : second;
-      const destroyed = Promise.all(all().map((d) => d.destroy(error))).then(() => undefined);
-      if (callback === undefined) return destroyed;
-      void destroyed.then(callback);
-    }
-  }
-  return new ProxyRoutes();
+  return routeByOrigin(parts.Dispatcher, route, () => [direct, ...agents.values()]);
 }

@@ -10,6 +10,8 @@ type UndiciIndex = typeof import('undici');
 export interface Undici {
   Agent: UndiciIndex['Agent'];
   buildConnector: UndiciIndex['buildConnector'];
+  /** The base class of dispatchers, for the ones of ours that route requests (origin-routes.ts). */
+  Dispatcher: UndiciIndex['Dispatcher'];
   /** The parts uploads through a proxy use, loaded at the first call: only when a proxy is set. */
   proxyParts(): ProxyParts;
   /** POSTs one upload through `dispatcher`; credentials in its URL travel as Basic auth (wireForm). */
@@ -24,6 +26,8 @@ export interface ProxyParts {
   TunnelPool: UndiciIndex['Pool'];
   Dispatcher: UndiciIndex['Dispatcher'];
 }
+
+const loadDispatcher = () => require('undici/lib/dispatcher/dispatcher.js') as UndiciIndex['Dispatcher'];
 
 let loaded: Undici | undefined;
 let proxyParts: ProxyParts | undefined;
@@ -44,7 +48,7 @@ function loadProxyParts(): ProxyParts {
     ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js') as UndiciIndex['ProxyAgent'],
     Pool,
     TunnelPool,
-    Dispatcher: require('undici/lib/dispatcher/dispatcher.js') as UndiciIndex['Dispatcher'],
+    Dispatcher: loadDispatcher(),
   };
   return proxyParts;
 }
@@ -65,6 +69,7 @@ export function loadUndici(): Undici {
   loaded = {
     Agent,
     buildConnector,
+    Dispatcher: loadDispatcher(),
     proxyParts: loadProxyParts,
     post(dispatcher, outgoing, { signal, timeoutMs }) {
       const wire = wireForm(outgoing);

@@ -1,6 +1,6 @@
 /**
- * A throwaway certificate authority and a server certificate for 127.0.0.1, made with the
- * openssl command line at test time (nothing is checked in), for the HTTPS receiver.
+ * A throwaway certificate authority, a server certificate for 127.0.0.1 and a client certificate,
+ * made with the openssl command line at test time (nothing is checked in), for the HTTPS receiver.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,11 @@ export interface TestCerts {
   key: string;
   /** Server certificate (PEM), signed by the CA, for IP 127.0.0.1, localhost and the names asked for. */
   cert: string;
+  /** The CA's PEM, for a server that asks its clients for a certificate (mutual TLS). */
+  caPem: string;
+  /** A client certificate signed by the CA (clientAuth), and its key: files, as OTEL_EXPORTER_OTLP_CLIENT_* name them. */
+  clientCertPath: string;
+  clientKeyPath: string;
   remove(): void;
 }
 
@@ -38,11 +43,17 @@ export function makeCerts(dnsNames: readonly string[] = []): TestCerts {
   const altNames = ['IP:127.0.0.1', 'DNS:localhost', ...dnsNames.map((name) => `DNS:${name}`)].join(',');
   writeFileSync(file('server.ext'), `subjectAltName=${altNames}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`);
   openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
+  openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=pyro-run test client');
+  writeFileSync(file('client.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
+  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2', '-extfile', 'client.ext');
   return {
     dir,
     caPath: file('ca.pem'),
     key: readFileSync(file('server.key'), 'utf8'),
     cert: readFileSync(file('server.pem'), 'utf8'),
+    caPem: readFileSync(file('ca.pem'), 'utf8'),
+    clientCertPath: file('client.pem'),
+    clientKeyPath: file('client.key'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
