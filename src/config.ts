@@ -84,6 +84,8 @@ export interface Config {
     batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
     /** OTEL_EXPORTER_OTLP_(TRACES_)CERTIFICATE, CLIENT_CERTIFICATE, CLIENT_KEY: files for the endpoint's TLS. */
     tls: OtlpTlsFiles;
+    /** OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION=gzip: span batches sent gzipped (OTLP/HTTP only; the grpc exporter reads it itself). */
+    gzip: boolean;
   };
   /** OTEL_RESOURCE_ATTRIBUTES, parsed: what the resource of profiles sent over OTLP carries besides service.name. */
   resourceAttributes: Record<string, string>;
@@ -389,6 +391,7 @@ export const ENV = {
   otlpProfilesHeaders: 'OTEL_EXPORTER_OTLP_PROFILES_HEADERS',
   otlpCompression: 'OTEL_EXPORTER_OTLP_COMPRESSION',
   otlpProfilesCompression: 'OTEL_EXPORTER_OTLP_PROFILES_COMPRESSION',
+  otlpTracesCompression: 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION',
   sdkDisabled: 'OTEL_SDK_DISABLED',
   metricsExporter: 'OTEL_METRICS_EXPORTER',
   logsExporter: 'OTEL_LOGS_EXPORTER',
@@ -478,6 +481,8 @@ const SPAN_EXPORT_ENV: readonly string[] = [
   ENV.otlpTracesProtocol,
   SETTINGS.otlpHeaders.env,
   ENV.otlpTracesHeaders,
+  ENV.otlpCompression,
+  ENV.otlpTracesCompression,
   ...(['ca', 'cert', 'key'] as const).flatMap((part) => otlpTlsVars('TRACES', part)),
 ];
 
@@ -488,12 +493,12 @@ const SPAN_EXPORT_ENV: readonly string[] = [
  */
 function readProfilesExport(
   env: Env,
-  shared: { base: string | undefined; headers: Record<string, string> | undefined },
+  shared: { base: string | undefined; headers: Record<string, string> | undefined; compression: OtlpCompression | undefined },
   get: <K extends SettingKey>(key: K) => ValueOf<K> | undefined,
   problems: Problem[],
 ): Config['profilesExport'] {
   const { base } = shared;
-  const compression = readVar(env, ENV.otlpProfilesCompression, oneOf(OTLP_COMPRESSIONS), problems) ?? readVar(env, ENV.otlpCompression, oneOf(OTLP_COMPRESSIONS), problems);
+  const compression = otlpCompression(env, ENV.otlpProfilesCompression, shared.compression, problems);
   const exporter = get('profilesExporter') ?? 'pyroscope';
   return {
     exporter,
@@ -503,6 +508,13 @@ function readProfilesExport(
     // Only read when profiles go over OTLP: the shared files are the spans' business otherwise.
     tls: exporter === 'otlp' ? readOtlpTlsFiles(env, 'PROFILES', problems) : {},
   };
+}
+
+type OtlpCompression = (typeof OTLP_COMPRESSIONS)[number];
+
+/** A signal's OTLP compression: its own variable, else the shared one's value (read once, by the caller). */
+function otlpCompression(env: Env, signalVar: string, shared: OtlpCompression | undefined, problems: Problem[]): OtlpCompression | undefined {
+  return readVar(env, signalVar, oneOf(OTLP_COMPRESSIONS), problems) ?? shared;
 }
 
 /** The traces URL the OTLP/HTTP exporter will post to, per the OTel spec's endpoint rules. */
@@ -525,6 +537,10 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const protocol = readVar(env, ENV.otlpTracesProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? get('otlpProtocol') ?? 'http/protobuf';
   const otlpBase = get('otlpEndpoint');
   const sharedOtlpHeaders = get('otlpHeaders');
+  const sharedCompression = readVar(env, ENV.otlpCompression, oneOf(OTLP_COMPRESSIONS), problems);
+  // Read before settingsGiven below, which leaves out the variables with a problem.
+  const tracesTls = readOtlpTlsFiles(env, 'TRACES', problems);
+  const tracesGzip = otlpCompression(env, ENV.otlpTracesCompression, sharedCompression, problems) === 'gzip';
   const otlpHeaders = { ...sharedOtlpHeaders, ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
 
   const basicAuthUser = get('basicAuthUser');
@@ -590,10 +606,11 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
         maxExportBatchSize: readVar(env, ENV.bspMaxExportBatchSize, integer(1, 1_000_000, 'spans'), problems) ?? 512,
         scheduledDelayMillis: readVar(env, ENV.bspScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 5000,
       },
-      tls: readOtlpTlsFiles(env, 'TRACES', problems),
+      tls: tracesTls,
+      gzip: tracesGzip,
     },
     resourceAttributes,
-    profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders }, get, problems),
+    profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders, compression: sharedCompression }, get, problems),
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
     logsRequested: exportersAskedFor(env[ENV.logsExporter]),

@@ -1,11 +1,9 @@
 import { nodeZlib } from '../util/builtins.js';
+import { gzipSync } from '../util/gzip.js';
 import { type PprofFormat, type Profile, pprofFormat } from './pprof-format.js';
 
 type Input = NonNullable<ConstructorParameters<PprofFormat['Profile']>[0]>;
 type Each<K extends keyof Input> = NonNullable<Input[K]> extends (infer T)[] ? T : never;
-
-/** As the window encoder writes them (zlib's fastest level). */
-const GZIP = { level: 1 };
 
 /**
  * One pprof profile holding the samples of `profiles` (one sample type layout, e.g. the CPU
@@ -105,7 +103,6 @@ export function mergeProfiles(profiles: readonly Profile[], dropLabels: Readonly
 /** gunzip + decode each gzipped pprof body, merge (mergeProfiles), encode + gzip. Synchronous: see local-recorder.ts. */
 export function mergeGzippedProfiles(bodies: readonly Uint8Array[], dropLabels: ReadonlySet<string>): Buffer {
   const { Profile: ProfileClass } = pprofFormat();
-  const zlib = nodeZlib();
-  const profiles = bodies.map((body) => ProfileClass.decode(zlib.gunzipSync(body)));
-  return zlib.gzipSync(mergeProfiles(profiles, dropLabels).encode(), GZIP);
+  const profiles = bodies.map((body) => ProfileClass.decode(nodeZlib().gunzipSync(body)));
+  return gzipSync(mergeProfiles(profiles, dropLabels).encode());
 }

@@ -1,5 +1,6 @@
 import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { nodeZlib } from '../util/builtins.js';
+import { gzip, gzipSync } from '../util/gzip.js';
 import type { ProfileType } from '../config.js';
 import { encodeInSteps } from './pprof-encode.js';
 import type { ProfileWindow } from './profiler.js';
@@ -10,10 +11,6 @@ import { buildWindow, type Profile } from './profile-window.js';
 import { timePart } from './time-profile.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
-/** Fastest level (zlib's Z_BEST_SPEED), as Go's runtime/pprof writes its profiles: the threadpool shares the app's CPU. */
-const GZIP = { level: 1 };
-const gzipAsync = (data: Uint8Array) =>
-  new Promise<Buffer>((resolve, reject) => nodeZlib().gzip(data, GZIP, (error, out) => (error ? reject(error) : resolve(out))));
 
 /** One body of a window as it goes on the wire or to disk, named: for pprof, one per profile type. */
 export interface EncodedProfile<K extends string = ProfileType> {
@@ -159,11 +156,11 @@ async function encodeAsync<K extends string>(window: ProfileWindow, format: Wire
   await nextTurn();
   const encoded = await runSliced(format.encode(profiles, window), SLICE_MS, stats);
   if (!format.gzip) return encoded;
-  return Promise.all(encoded.map(async ({ type, body }) => ({ type, body: await gzipAsync(body) })));
+  return Promise.all(encoded.map(async ({ type, body }) => ({ type, body: await gzip(body) })));
 }
 
 /** The same at exit, where the loop no longer turns: the same steps, run through in one go. */
 export function encodeSync<K extends string>(window: ProfileWindow, format: WireFormat<K>): EncodedProfile<K>[] {
   const encoded = runNow(format.encode(runNow(buildWindow(window)), window));
-  return format.gzip ? encoded.map(({ type, body }) => ({ type, body: nodeZlib().gzipSync(body, GZIP) })) : encoded;
+  return format.gzip ? encoded.map(({ type, body }) => ({ type, body: gzipSync(body) })) : encoded;
 }

@@ -7,14 +7,18 @@ import { load } from '../support/load.js';
 import { startReceiver } from '../support/receiver.js';
 
 const variants = [
-  { protocol: 'http/protobuf', encoding: 'protobuf', env: {} },
-  { protocol: 'http/json', encoding: 'json', env: {} },
+  { protocol: 'http/protobuf', encoding: 'protobuf', gzip: false, env: {} },
+  { protocol: 'http/json', encoding: 'json', gzip: false, env: {} },
   // Metrics asked for: the full NodeSDK path instead of the lean trace SDK; spans must link the same.
-  { protocol: 'http/protobuf', encoding: 'protobuf', env: { OTEL_METRICS_EXPORTER: 'console', OTEL_METRIC_EXPORT_INTERVAL: '600000' } },
+  { protocol: 'http/protobuf', encoding: 'protobuf', gzip: false, env: { OTEL_METRICS_EXPORTER: 'console', OTEL_METRIC_EXPORT_INTERVAL: '600000' } },
+  // Compression as OTel's docs set it: batches every 100 ms (gzipped in the threadpool) and the rest at exit (synchronously).
+  { protocol: 'http/protobuf', encoding: 'protobuf', gzip: true, env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_BSP_SCHEDULE_DELAY: '100' } },
+  { protocol: 'http/json', encoding: 'json', gzip: true, env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'gzip', OTEL_BSP_SCHEDULE_DELAY: '100' } },
 ] as const;
 
-for (const { protocol, encoding, env } of variants) {
-  test(`traces over OTLP ${protocol}${'OTEL_METRICS_EXPORTER' in env ? ', with metrics (full NodeSDK)' : ''}`, async () => {
+for (const { protocol, encoding, gzip, env } of variants) {
+  const title = `traces over OTLP ${protocol}${'OTEL_METRICS_EXPORTER' in env ? ', with metrics (full NodeSDK)' : ''}${gzip ? ', gzipped' : ''}`;
+  test(title, async () => {
     const receiver = await startReceiver();
     try {
       const app = runCli(['--service-name', 'proto-check', '--server', receiver.url, '--otlp-traces-endpoint', receiver.tracesUrl, '--otlp-protocol', protocol, '--', fixture('apps/server.mjs')], { env });
@@ -23,7 +27,7 @@ for (const { protocol, encoding, env } of variants) {
       app.process.kill('SIGTERM');
       assert.equal((await app.exit()).signal, 'SIGTERM');
       assert.ok(receiver.traceExports.length > 0);
-      for (const exported of receiver.traceExports) assert.equal(exported.encoding, encoding);
+      for (const exported of receiver.traceExports) assert.deepEqual([exported.encoding, exported.contentEncoding], [encoding, gzip ? 'gzip' : '']);
       assertLinked(receiver, 'proto-check');
     } finally {
       await receiver.close();

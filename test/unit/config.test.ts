@@ -62,6 +62,7 @@ const DEFAULTS: Config = {
     batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 5000 },
     // No files of its own: the endpoint is reached with Node's trust, without a client certificate.
     tls: {},
+    gzip: false,
   },
   resourceAttributes: {},
   profilesExport: { exporter: 'pyroscope', endpoint: 'http://localhost:4318/v1development/profiles', headers: {}, gzip: false, tls: {} },
@@ -248,6 +249,10 @@ describe('valid values of every setting', () => {
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT: 'http://pyroscope:4040/v1development/profiles' }, pick: (c) => c.profilesExport.endpoint, expected: 'http://pyroscope:4040/v1development/profiles' },
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'b=3' }, pick: (c) => c.profilesExport.headers, expected: { a: '1', b: '3' } },
     { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, pick: (c) => c.profilesExport.gzip, expected: true },
+    // Spans as OTel's exporter sends them: the signal's own variable over the shared one.
+    { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, pick: (c) => c.traces.gzip, expected: true },
+    { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'none' }, pick: (c) => [c.traces.gzip, c.profilesExport.gzip], expected: [false, true] },
+    { env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'gzip' }, pick: (c) => [c.traces.gzip, c.profilesExport.gzip], expected: [true, false] },
     // TLS files as the OTel exporters read them: the signal's own variable over the shared one, per file.
     { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (c) => c.traces.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } } },
     { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: ' traces-ca.pem ' }, pick: (c) => c.traces.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', path: 'traces-ca.pem' } } },
@@ -431,6 +436,9 @@ describe('bad values: one Problem naming the env var, the default used instead',
     { env: 'PYRO_RUN_LOG_LEVEL', raw: 'verbose', message: /must be one of silent, error, warn, info, debug/ },
     { env: 'PYRO_RUN_LOG_LEVEL', raw: 'trace', message: /must be one of/ },
     { env: 'OTEL_TRACES_EXPORTER', raw: 'zipkin', message: /must be one of otlp, console, none/ },
+    // Read once for both signals: one problem, not one per signal.
+    { env: 'OTEL_EXPORTER_OTLP_COMPRESSION', raw: 'brotli', message: /must be one of gzip, none/ },
+    { env: 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', raw: 'zstd', message: /must be one of gzip, none/ },
     { env: 'OTEL_TRACES_EXPORTER', raw: 'jaeger', message: /must be one of otlp, console, none/ },
     { env: 'OTEL_EXPORTER_OTLP_PROTOCOL', raw: 'http', message: /must be one of http\/protobuf, http\/json, grpc/ },
     { env: 'OTEL_EXPORTER_OTLP_PROTOCOL', raw: 'grpc/protobuf', message: /must be one of/ },
@@ -634,6 +642,8 @@ describe("pyro-run's span export settings given", () => {
     { env: { OTEL_EXPORTER_OTLP_PROTOCOL: ' ', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x=y' }, given: ['OTEL_EXPORTER_OTLP_TRACES_HEADERS'] },
     { env: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' }, given: [] },
     { env: { OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'p.key' }, given: ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE'] },
+    // A key without its certificate is a problem, not a setting in effect.
+    { env: { OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: 'k.pem', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, given: ['OTEL_EXPORTER_OTLP_COMPRESSION'] },
   ];
   for (const c of cases) {
     it(`${JSON.stringify(c.env)} → ${c.given.join(', ') || 'none'}`, () => {

@@ -4,17 +4,25 @@ import { type Logger, reason } from '../../log.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
+import { gzip, gzipSync } from '../../util/gzip.js';
 import { InProgress } from '../../util/in-progress.js';
 import { otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
 
+/** Content-Encoding of a gzipped body (the OTLP/HTTP spec: gzip is the one compression receivers must take). */
+const GZIP_ENCODING = 'gzip';
+
+const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_ENCODING } });
+
 /**
  * Span batches to an OTLP/HTTP traces endpoint (protobuf or JSON): each batch encoded a slice of
- * the event loop at a time, then sent. Batches still encoding are remembered, so that at exit —
- * where no further turn comes — they are encoded synchronously instead of lost.
+ * the event loop at a time, gzipped in the threadpool when OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION
+ * asks, then sent. Batches still in progress are remembered, so that at exit — where no further
+ * turn comes — they are encoded (and gzipped) synchronously instead of lost.
  */
 export class OtlpTracesUpstream implements Upstream {
   private readonly toRequests: SpanRequests;
   private readonly inProgress = new InProgress<ReadableSpan[]>();
+  private readonly gzip: boolean;
 
   constructor(
     traces: Config['traces'],
@@ -22,6 +30,7 @@ export class OtlpTracesUpstream implements Upstream {
     private readonly log: Logger,
   ) {
     this.toRequests = otlpRequestBuilder(traces);
+    this.gzip = traces.gzip;
   }
 
   prepare(): void {
@@ -31,7 +40,7 @@ export class OtlpTracesUpstream implements Upstream {
   spans(batch: ReadableSpan[]): void {
     this.inProgress.add(
       batch,
-      this.toRequests.sliced(batch),
+      this.gzip ? this.toRequests.sliced(batch).then((requests) => Promise.all(requests.map(async (request) => gzipped(request, await gzip(request.body))))) : this.toRequests.sliced(batch),
       (requests) => requests.forEach(this.send),
       (error) => this.log.warnOnce('encode-spans', `could not encode a span batch: ${reason(error)}; dropping it`),
     );
@@ -42,6 +51,7 @@ export class OtlpTracesUpstream implements Upstream {
   }
 
   owedSync(last: FinalData): Outgoing[] {
-    return [...this.inProgress.take(), ...last.spanBatches].flatMap((batch) => this.toRequests(batch));
+    const requests = [...this.inProgress.take(), ...last.spanBatches].flatMap((batch) => this.toRequests(batch));
+    return this.gzip ? requests.map((request) => gzipped(request, gzipSync(request.body))) : requests;
   }
 }
