@@ -8,7 +8,7 @@ import { gzip, gzipSync } from '../../util/gzip.js';
 import { InProgress } from '../../util/in-progress.js';
 import { otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
 
-/** Content-Encoding of a gzipped body (the OTLP/HTTP spec: gzip is the one compression receivers must take). */
+/** Content-Encoding of a gzipped body: `gzip` is the one compression the OTLP exporter spec's OTEL_EXPORTER_OTLP_COMPRESSION names besides `none`. */
 const GZIP_ENCODING = 'gzip';
 
 const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_ENCODING } });

@@ -78,7 +78,10 @@ function agentWith(undici: Parts, transport: Transport, tls: TlsMaterial, unrefS
   });
 }
 
-/** `ca` added to the CAs Node trusts (its own and NODE_EXTRA_CA_CERTS) rather than replacing them, as the OTel exporters' `ca` is not. */
+/**
+ * `ca` added to the CAs Node trusts (its own and NODE_EXTRA_CA_CERTS), where node:tls's `ca` alone
+ * would replace them: a collector whose certificate comes from a public CA still verifies.
+ */
 function withNodeCas(tls: TlsMaterial): TlsMaterial {
   if (tls.ca === undefined) return tls;
   const { getCACertificates } = process.getBuiltinModule('node:tls');
