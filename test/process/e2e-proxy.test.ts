@@ -56,8 +56,10 @@ interface Backends {
   script(args: string[], env: Record<string, string>): Child;
 }
 
-async function withBackends(run: (backends: Backends) => Promise<void>, options: { auth?: boolean; tls?: boolean } = {}): Promise<void> {
-  const receiver = await startReceiver(options.tls ? { tls: { key: certs!.key, cert: certs!.cert } } : {});
+/** `clientCertificates`: the receiver (https) asks every client for a certificate signed by the test CA. */
+async function withBackends(run: (backends: Backends) => Promise<void>, options: { auth?: boolean; tls?: boolean; clientCertificates?: boolean } = {}): Promise<void> {
+  const clientCa = options.clientCertificates ? { clientCa: certs!.caPem } : {};
+  const receiver = await startReceiver(options.tls ? { tls: { key: certs!.key, cert: certs!.cert, ...clientCa } } : {});
   const proxy = await startProxy({ hosts: PROXY_HOSTS, ...(options.auth ? { auth: { user: PROXY_USER, password: PROXY_PASSWORD } } : {}) });
   const children: Child[] = [];
   const track = (child: Child) => (children.push(child), child);
@@ -159,6 +161,26 @@ test("through a CONNECT tunnel the backend's certificate is verified as on a dir
       assert.ok(receiver.spans.some((span) => span.name === 'say hello'), insecure.stderr);
     },
     { tls: true },
+  );
+});
+
+test('through a CONNECT tunnel, the OTLP collector’s own CA and a client certificate from the OTel variables apply inside it', { skip: missingOpenssl }, async () => {
+  await withBackends(
+    async ({ receiver, proxy, script }) => {
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: named(receiver, TLS_NAME), HTTPS_PROXY: proxy.url, PYRO_RUN_SHUTDOWN_TIMEOUT_MS: '1000', OTEL_EXPORTER_OTLP_CERTIFICATE: certs!.caPath };
+      const hello = ['--import', registerPath, fixture('apps/hello-span.cjs')];
+      const refused = script(hello, env);
+      assert.equal((await refused.exit(30_000)).code, 0, refused.stderr);
+      assert.equal(warnings(refused.stderr).filter((line) => line.startsWith('pyro-run: warning: spans upload')).length, 1, refused.stderr);
+      assert.equal(receiver.spans.length, 0, 'without a client certificate the collector takes nothing');
+
+      const mutual = script(hello, { ...env, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: certs!.clientCertPath, OTEL_EXPORTER_OTLP_CLIENT_KEY: certs!.clientKeyPath });
+      assert.equal((await mutual.exit(30_000)).code, 0, mutual.stderr);
+      assert.deepEqual(warnings(mutual.stderr), []);
+      assert.ok(receiver.spans.some((span) => span.name === 'say hello'), mutual.stderr);
+      assert.ok(proxy.proxied.filter((p) => p.kind === 'tunnel' && p.status === 200).length >= 2, 'both went through the tunnel');
+    },
+    { tls: true, clientCertificates: true },
   );
 });
 
