@@ -86,6 +86,8 @@ export interface Config {
     tls: OtlpTlsFiles;
     /** OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION=gzip: span batches sent gzipped (OTLP/HTTP only; the grpc exporter reads it itself). */
     gzip: boolean;
+    /** How long one span upload may take: OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT, else the upload timeout. */
+    timeoutMs: number;
   };
   /** OTEL_RESOURCE_ATTRIBUTES, parsed: what the resource of profiles sent over OTLP carries besides service.name. */
   resourceAttributes: Record<string, string>;
@@ -102,6 +104,8 @@ export interface Config {
     gzip: boolean;
     /** OTEL_EXPORTER_OTLP_(PROFILES_)CERTIFICATE, CLIENT_CERTIFICATE, CLIENT_KEY. */
     tls: OtlpTlsFiles;
+    /** How long one profile upload over OTLP may take: OTEL_EXPORTER_OTLP_(PROFILES_)TIMEOUT, else the upload timeout. */
+    timeoutMs: number;
   };
   sdkDisabled: boolean;
   /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual. */
@@ -318,6 +322,9 @@ export function parseSkipList(raw: string): Parsed<string[]> {
   return blank === undefined ? ok(entries) : bad(`"${blank}" holds white space: package names and script paths are comma-separated`);
 }
 
+/** An upload's timeout, pyro-run's own or an OTLP exporter's. */
+const uploadTimeoutMs = integer(100, 600_000, 'milliseconds');
+
 const text = (raw: string): Parsed<string> => (raw.trim() === '' ? bad('must not be empty') : ok(raw.trim()));
 
 /** The table. Order is the order of `--help`. */
@@ -343,7 +350,14 @@ export const SETTINGS = {
   heapSamplingInterval: { flag: 'heap-sampling-interval', arg: '<bytes>', env: 'PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES', description: 'heap profile: mean bytes allocated between two samples', defaultText: '524288', parse: integer(1024, 1 << 30, 'bytes') },
   heapStackDepth: { flag: 'heap-stack-depth', arg: '<frames>', env: 'PYROSCOPE_HEAP_STACK_DEPTH', description: 'heap profile: deepest stack recorded per sample', defaultText: '64', parse: integer(1, 1024, 'frames') },
   spoolDir: { flag: 'spool-dir', arg: '<dir>', env: 'PYRO_RUN_SPOOL_DIR', description: 'remote mode: where the heap profile taken when the app hits its heap limit waits for the next start to send it (in a container: a volume)', defaultText: '<tmp>/pyro-run-spool', parse: text },
-  uploadTimeout: { flag: 'upload-timeout', arg: '<ms>', env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS', description: 'timeout of one upload request (a profile or a span batch)', defaultText: '10000', parse: integer(100, 600_000, 'milliseconds') },
+  uploadTimeout: {
+    flag: 'upload-timeout',
+    arg: '<ms>',
+    env: 'PYRO_RUN_UPLOAD_TIMEOUT_MS',
+    description: 'timeout of one upload request (a profile or a span batch); an OTLP upload takes OTEL_EXPORTER_OTLP_(TRACES_|PROFILES_)TIMEOUT where set',
+    defaultText: '10000',
+    parse: uploadTimeoutMs,
+  },
   insecureSkipTlsVerify: {
     flag: 'insecure-skip-tls-verify',
     arg: '',
@@ -392,6 +406,9 @@ export const ENV = {
   otlpCompression: 'OTEL_EXPORTER_OTLP_COMPRESSION',
   otlpProfilesCompression: 'OTEL_EXPORTER_OTLP_PROFILES_COMPRESSION',
   otlpTracesCompression: 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION',
+  otlpTimeout: 'OTEL_EXPORTER_OTLP_TIMEOUT',
+  otlpTracesTimeout: 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+  otlpProfilesTimeout: 'OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT',
   sdkDisabled: 'OTEL_SDK_DISABLED',
   metricsExporter: 'OTEL_METRICS_EXPORTER',
   logsExporter: 'OTEL_LOGS_EXPORTER',
@@ -483,6 +500,8 @@ const SPAN_EXPORT_ENV: readonly string[] = [
   ENV.otlpTracesHeaders,
   ENV.otlpCompression,
   ENV.otlpTracesCompression,
+  ENV.otlpTimeout,
+  ENV.otlpTracesTimeout,
   ...(['ca', 'cert', 'key'] as const).flatMap((part) => otlpTlsVars('TRACES', part)),
 ];
 
@@ -493,7 +512,7 @@ const SPAN_EXPORT_ENV: readonly string[] = [
  */
 function readProfilesExport(
   env: Env,
-  shared: { base: string | undefined; headers: Record<string, string> | undefined; compression: OtlpCompression | undefined },
+  shared: { base: string | undefined; headers: Record<string, string> | undefined; compression: OtlpCompression | undefined; timeoutMs: number },
   get: <K extends SettingKey>(key: K) => ValueOf<K> | undefined,
   problems: Problem[],
 ): Config['profilesExport'] {
@@ -507,6 +526,7 @@ function readProfilesExport(
     gzip: compression === 'gzip',
     // Only read when profiles go over OTLP: the shared files are the spans' business otherwise.
     tls: exporter === 'otlp' ? readOtlpTlsFiles(env, 'PROFILES', problems) : {},
+    timeoutMs: readVar(env, ENV.otlpProfilesTimeout, uploadTimeoutMs, problems) ?? shared.timeoutMs,
   };
 }
 
@@ -541,6 +561,10 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   // Read before settingsGiven below, which leaves out the variables with a problem.
   const tracesTls = readOtlpTlsFiles(env, 'TRACES', problems);
   const tracesGzip = otlpCompression(env, ENV.otlpTracesCompression, sharedCompression, problems) === 'gzip';
+  // The OTLP exporters' timeout (OTel exporter spec: per signal, else shared), over pyro-run's own for every upload.
+  const uploadTimeout = get('uploadTimeout') ?? 10_000;
+  const sharedOtlpTimeout = readVar(env, ENV.otlpTimeout, uploadTimeoutMs, problems) ?? uploadTimeout;
+  const tracesTimeout = readVar(env, ENV.otlpTracesTimeout, uploadTimeoutMs, problems) ?? sharedOtlpTimeout;
   const otlpHeaders = { ...sharedOtlpHeaders, ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
 
   const basicAuthUser = get('basicAuthUser');
@@ -577,7 +601,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       tenantId: get('tenantId'),
       headers: get('pyroscopeHeaders') ?? {},
       labels: readLabels(env, problems),
-      uploadTimeoutMs: get('uploadTimeout') ?? 10_000,
+      uploadTimeoutMs: uploadTimeout,
       spoolDir: get('spoolDir'),
     },
     tlsSkipVerify: get('insecureSkipTlsVerify') ?? false,
@@ -608,9 +632,10 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       },
       tls: tracesTls,
       gzip: tracesGzip,
+      timeoutMs: tracesTimeout,
     },
     resourceAttributes,
-    profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders, compression: sharedCompression }, get, problems),
+    profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders, compression: sharedCompression, timeoutMs: sharedOtlpTimeout }, get, problems),
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
     logsRequested: exportersAskedFor(env[ENV.logsExporter]),

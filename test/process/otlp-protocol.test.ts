@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fixture, runCli } from '../support/child.js';
-import { assertLinked } from '../support/linking.js';
+import { assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { load } from '../support/load.js';
 import { startReceiver } from '../support/receiver.js';
 
@@ -46,6 +46,28 @@ test('an always_off sampler: no spans exported and no sample labelled', async ()
     assert.equal(receiver.spans.length, 0);
     assert.ok(receiver.ingests.length > 0, 'profiles still arrive');
     for (const ingest of receiver.ingests) for (const sample of ingest.samples) assert.equal(sample.labels.span_id, undefined);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("OTEL_EXPORTER_OTLP_TIMEOUT and a signal's own bound each OTLP upload: a collector that does not answer is given up on after them, and the next attempt delivers", async () => {
+  const receiver = await startReceiver();
+  try {
+    receiver.setBehaviour('traces', { hang: true, times: 1 });
+    receiver.setBehaviour('profiles', { hang: true, times: 1 });
+    const env = { ...linkedEnv(receiver), PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: '600', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '400' };
+    const app = runCli(['--service-name', 'timeouts', '--', fixture('apps/server.mjs')], { env });
+    const port = (await app.line(/listening (\d+)/))[1];
+    await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
+    // Delivered while the app runs, by the sender's retry (not by the final flush): the hung attempts were given up on.
+    const delivered = (endpoint: string) => receiver.requests.some((request) => request.endpoint === endpoint && request.status === 200);
+    await receiver.waitFor(() => delivered('traces') && delivered('profiles') && serverSpans(receiver).length === 12, { timeoutMs: 8000 });
+    app.process.kill('SIGTERM');
+    assert.equal((await app.exit()).signal, 'SIGTERM');
+    assert.match(app.stderr, /spans upload to http:\/\/127\.0\.0\.1:\d+\/v1\/traces failed: no complete answer within 400 ms/);
+    assert.match(app.stderr, /profiles upload to http:\/\/127\.0\.0\.1:\d+\/v1development\/profiles failed: no complete answer within 600 ms/);
+    assert.deepEqual(['traces', 'profiles'].map((endpoint) => receiver.requests.filter((request) => request.endpoint === endpoint && request.outcome === 'hung').length), [1, 1]);
   } finally {
     await receiver.close();
   }

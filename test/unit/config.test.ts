@@ -63,9 +63,10 @@ const DEFAULTS: Config = {
     // No files of its own: the endpoint is reached with Node's trust, without a client certificate.
     tls: {},
     gzip: false,
+    timeoutMs: 10_000,
   },
   resourceAttributes: {},
-  profilesExport: { exporter: 'pyroscope', endpoint: 'http://localhost:4318/v1development/profiles', headers: {}, gzip: false, tls: {} },
+  profilesExport: { exporter: 'pyroscope', endpoint: 'http://localhost:4318/v1development/profiles', headers: {}, gzip: false, tls: {}, timeoutMs: 10_000 },
   sdkDisabled: false,
   metricsRequested: false,
   logsRequested: false,
@@ -283,6 +284,12 @@ describe('valid values of every setting', () => {
     { env: { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000000' }, pick: (c) => c.samplingIntervalMicros, expected: 1_000_000 },
     { env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '100' }, pick: (c) => c.pyroscope.uploadTimeoutMs, expected: 100 },
     { env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '600000' }, pick: (c) => c.pyroscope.uploadTimeoutMs, expected: 600_000 },
+    // Every upload takes pyro-run's timeout; an OTLP one the OTel exporter's where set: the signal's own over the shared one.
+    { env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '2500' }, pick: (c) => [c.pyroscope.uploadTimeoutMs, c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [2500, 2500, 2500] },
+    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', PYRO_RUN_UPLOAD_TIMEOUT_MS: '2500' }, pick: (c) => [c.pyroscope.uploadTimeoutMs, c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [2500, 30_000, 30_000] },
+    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: ' 500 ' }, pick: (c) => [c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [500, 30_000] },
+    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT: '700' }, pick: (c) => [c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [30_000, 700] },
+    { env: { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '500' }, pick: (c) => [c.pyroscope.uploadTimeoutMs, c.profilesExport.timeoutMs], expected: [10_000, 10_000] },
     ...['on', 'true', '1', 'yes', ' ON '].map((v) => ({ env: { PYRO_RUN_INSECURE_SKIP_TLS_VERIFY: v }, pick: (c: Config) => c.tlsSkipVerify, expected: true })),
     ...['off', 'false', '0', 'no'].map((v) => ({ env: { PYRO_RUN_INSECURE_SKIP_TLS_VERIFY: v }, pick: (c: Config) => c.tlsSkipVerify, expected: false })),
     { env: { PYRO_RUN_SHUTDOWN_TIMEOUT_MS: '0' }, pick: (c) => c.shutdownTimeoutMs, expected: 0 },
@@ -439,6 +446,9 @@ describe('bad values: one Problem naming the env var, the default used instead',
     // Read once for both signals: one problem, not one per signal.
     { env: 'OTEL_EXPORTER_OTLP_COMPRESSION', raw: 'brotli', message: /must be one of gzip, none/ },
     { env: 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', raw: 'zstd', message: /must be one of gzip, none/ },
+    { env: 'OTEL_EXPORTER_OTLP_TIMEOUT', raw: '10s', message: /whole number of milliseconds/ },
+    { env: 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', raw: '0', message: /between 100 and 600000/ },
+    { env: 'OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT', raw: '-5', message: /whole number/ },
     { env: 'OTEL_TRACES_EXPORTER', raw: 'jaeger', message: /must be one of otlp, console, none/ },
     { env: 'OTEL_EXPORTER_OTLP_PROTOCOL', raw: 'http', message: /must be one of http\/protobuf, http\/json, grpc/ },
     { env: 'OTEL_EXPORTER_OTLP_PROTOCOL', raw: 'grpc/protobuf', message: /must be one of/ },
@@ -644,6 +654,7 @@ describe("pyro-run's span export settings given", () => {
     { env: { OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'p.key' }, given: ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE'] },
     // A key without its certificate is a problem, not a setting in effect.
     { env: { OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: 'k.pem', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, given: ['OTEL_EXPORTER_OTLP_COMPRESSION'] },
+    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: 'soon', OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT: '500' }, given: ['OTEL_EXPORTER_OTLP_TIMEOUT'] },
   ];
   for (const c of cases) {
     it(`${JSON.stringify(c.env)} → ${c.given.join(', ') || 'none'}`, () => {

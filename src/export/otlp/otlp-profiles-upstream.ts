@@ -24,6 +24,8 @@ export interface OtlpProfilesOptions {
   endpoint: string;
   headers: Record<string, string>;
   gzip: boolean;
+  /** How long one upload may take (OTEL_EXPORTER_OTLP_(PROFILES_)TIMEOUT). */
+  timeoutMs: number;
   /** Static labels (PYROSCOPE_LABELS) and OTEL_RESOURCE_ATTRIBUTES: the resource besides service.name. */
   resource: Record<string, string>;
   version: string;
@@ -79,6 +81,7 @@ export class OtlpProfilesUpstream implements Upstream {
       url: this.options.endpoint,
       headers,
       body,
+      timeoutMs: this.options.timeoutMs,
       what: `OTLP profiles of ${windowText(window)}`,
     }));
   }
@@ -92,7 +95,7 @@ function* requestBodies(input: OtlpProfilesInput): Generator<void, EncodedProfil
 
 /** The OTLP profiles options of a config; undefined when profiles are not sent over OTLP. */
 export function otlpProfilesOptions(config: Config): OtlpProfilesOptions | undefined {
-  const { exporter, endpoint, headers, gzip } = config.profilesExport;
+  const { exporter, endpoint, headers, gzip, timeoutMs } = config.profilesExport;
   if (exporter !== 'otlp' || endpoint === undefined) return undefined;
-  return { endpoint, headers, gzip, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version: pyroRunVersion() };
+  return { endpoint, headers, gzip, timeoutMs, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version: pyroRunVersion() };
 }

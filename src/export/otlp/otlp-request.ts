@@ -39,7 +39,8 @@ export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN
   const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
   // The JSON serializer is loaded, or ours run once, in the app's first turn (the uploads' warm-up, uploads.ts), not at the first batch.
   const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
-  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, what: `${spans.length} ${spans.length === 1 ? 'span' : 'spans'} (${sizeText(body.length)})` });
+  const { timeoutMs } = traces;
+  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, timeoutMs, what: `${spans.length} ${spans.length === 1 ? 'span' : 'spans'} (${sizeText(body.length)})` });
   /** Requests for `spans`, each within maxBytes or of one span: halves until they fit. */
   const within = (spans: ReadableSpan[]): Outgoing[] => {
     const body = serialize(spans);

@@ -38,9 +38,10 @@ export class OtlpTracesUpstream implements Upstream {
   }
 
   spans(batch: ReadableSpan[]): void {
+    const encoded = this.toRequests.sliced(batch);
     this.inProgress.add(
       batch,
-      this.gzip ? this.toRequests.sliced(batch).then((requests) => Promise.all(requests.map(async (request) => gzipped(request, await gzip(request.body))))) : this.toRequests.sliced(batch),
+      this.gzip ? encoded.then((requests) => Promise.all(requests.map(async (request) => gzipped(request, await gzip(request.body))))) : encoded,
       (requests) => requests.forEach(this.send),
       (error) => this.log.warnOnce('encode-spans', `could not encode a span batch: ${reason(error)}; dropping it`),
     );

@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import type { buildConnector, Dispatcher } from 'undici';
 import type { Transport } from './outgoing.js';
-import { proxyingDispatcher } from './proxy-agent.js';
+import { proxyRoutes } from './proxy-agent.js';
 import { type OriginTls, originOfUrl } from './origin-tls.js';
 import { routeByOrigin } from './origin-routes.js';
 import type { Undici } from './undici-parts.js';
@@ -69,13 +69,14 @@ function agentWith(undici: Parts, transport: Transport, tls: TlsMaterial, unrefS
   const toBackend = { ...tls, ...verify };
   const direct = new undici.Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: own(undici.buildConnector({ ...reach, ...toBackend })) });
   if (transport.proxy === undefined) return direct;
-  return proxyingDispatcher(undici.proxyParts(), direct, transport.proxy, {
+  const proxied = proxyRoutes(undici.proxyParts(), direct, transport.proxy, {
     keepAliveTimeout: KEEP_ALIVE_MS,
     own,
     toProxy: reach,
     toBackend: { timeout: transport.timeoutMs, ...toBackend },
     tunnelTimeoutMs: transport.timeoutMs,
   });
+  return routeByOrigin(undici.Dispatcher, proxied.route, proxied.all);
 }
 
 /**

@@ -29,10 +29,10 @@ async function main(): Promise<boolean[]> {
   const dispatcher = createAgent(undici, { ...job.transport, timeoutMs: Math.min(job.transport.timeoutMs, remaining) }, { unrefSockets: false });
 
   const send = async (request: Outgoing): Promise<boolean> => {
-    const left = job.deadlineAt - Date.now();
+    const left = Math.min(job.deadlineAt - Date.now(), request.timeoutMs ?? Number.POSITIVE_INFINITY);
     if (left <= 0) return false;
     try {
-      const response = await undici.post(dispatcher, request, { signal: AbortSignal.timeout(left), timeoutMs: left });
+      const response = await undici.post(dispatcher, request, AbortSignal.timeout(left));
       releaseReply(response.body);
       return response.statusCode >= 200 && response.statusCode < 300;
     } catch {

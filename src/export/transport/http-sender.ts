@@ -261,17 +261,18 @@ export class HttpSender {
   }
 
   private async attempt(lane: Lane, request: Outgoing): Promise<Outcome> {
-    const { log, timeoutMs } = this.options;
+    const { log } = this.options;
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     // Through a proxy, the warnings say so: whether it or the backend failed is for the reader to tell.
     const endpoint = routeOf(request.url, this.transport.proxy);
     const abort = new AbortController();
     lane.abort = abort;
-    // bodyTimeout only fires when the socket goes idle: a reply that trickles in forever (or a
-    // server that takes the request at a trickle) is cut off by this one, for the whole attempt.
+    // One timer for the whole attempt, whatever stage it is in: a server that takes the request, or
+    // answers, at a trickle is cut off by it as surely as one that never answers.
     const timer = setTimeout(() => abort.abort(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
     timer.unref();
     try {
-      const response = await loadUndici().post(this.getDispatcher(), request, { signal: abort.signal, timeoutMs });
+      const response = await loadUndici().post(this.getDispatcher(), request, abort.signal);
       if (response.statusCode >= 200 && response.statusCode < 300) {
         releaseReply(response.body);
         return { kind: 'sent' };

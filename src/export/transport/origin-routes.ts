@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 /**
  * A dispatcher that hands each request to the dispatcher its origin takes (`route`, called per
  * request: it caches what it needs), and closes or destroys them all (`all`) as one. Used for the
- * proxies (proxy-agent.ts) and for origins with TLS material of their own (dispatcher.ts).
+ * proxies (proxy-agent.ts proxyRoutes) and for origins with TLS material of their own (dispatcher.ts).
  */
 export function routeByOrigin(Base: typeof Dispatcher, route: (origin: string) => Dispatcher, all: () => Dispatcher[]): Dispatcher {
   class OriginRoutes extends Base {

@@ -12,6 +12,8 @@ export interface Outgoing {
   url: string;
   headers: Record<string, string>;
   body: Uint8Array;
+  /** How long one attempt may take, from connecting to the reply's status line; the sender's own timeout when not set. */
+  timeoutMs?: number;
   /** Short human text for logs, e.g. `cpu profile 12:00:00–12:00:15`. Never holds secrets. */
   what: string;
   /**

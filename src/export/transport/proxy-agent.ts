@@ -1,5 +1,4 @@
 import type { buildConnector, Dispatcher } from 'undici';
-import { routeByOrigin } from './origin-routes.js';
 import { type ProxyEndpoint, type ProxySettings, proxyFor } from './proxy.js';
 import type { ProxyParts } from './undici-parts.js';
 
@@ -41,10 +40,11 @@ function proxyAgent(parts: ProxyParts, proxy: ProxyEndpoint, recipe: ProxyRecipe
 }
 
 /**
- * Sends each request through the proxy its origin takes (proxyFor: HTTP_PROXY, HTTPS_PROXY,
- * NO_PROXY), or through `direct`: one ProxyAgent per proxy, made at its first request.
+ * The dispatcher each origin's requests take: the proxy's (proxyFor: HTTP_PROXY, HTTPS_PROXY,
+ * NO_PROXY), or `direct`; one ProxyAgent per proxy, made at its first request. `all`: every
+ * dispatcher made so far, to close them as one (origin-routes.ts).
  */
-export function proxyingDispatcher(parts: ProxyParts, direct: Dispatcher, settings: ProxySettings, recipe: ProxyRecipe): Dispatcher {
+export function proxyRoutes(parts: ProxyParts, direct: Dispatcher, settings: ProxySettings, recipe: ProxyRecipe): { route: (origin: string) => Dispatcher; all: () => Dispatcher[] } {
   const agents = new Map<string, Dispatcher>();
   const routes = new Map<string, Dispatcher>();
   const route = (origin: string): Dispatcher => {
@@ -57,5 +57,5 @@ export function proxyingDispatcher(parts: ProxyParts, direct: Dispatcher, settin
     }
     return dispatcher;
   };
-  return routeByOrigin(parts.Dispatcher, route, () => [direct, ...agents.values()]);
+  return { route, all: () => [direct, ...agents.values()] };
 }

@@ -14,8 +14,11 @@ export interface Undici {
   Dispatcher: UndiciIndex['Dispatcher'];
   /** The parts uploads through a proxy use, loaded at the first call: only when a proxy is set. */
   proxyParts(): ProxyParts;
-  /** POSTs one upload through `dispatcher`; credentials in its URL travel as Basic auth (wireForm). */
-  post(dispatcher: Dispatcher, request: Outgoing, options: { signal: AbortSignal; timeoutMs: number }): Promise<Dispatcher.ResponseData>;
+  /**
+   * POSTs one upload through `dispatcher`; credentials in its URL travel as Basic auth (wireForm).
+   * `signal` is the attempt's one timeout: it ends the attempt whatever stage it is in.
+   */
+  post(dispatcher: Dispatcher, request: Outgoing, signal: AbortSignal): Promise<Dispatcher.ResponseData>;
 }
 
 /** What a proxy needs on top (proxy-agent.ts). */
@@ -24,10 +27,7 @@ export interface ProxyParts {
   Pool: UndiciIndex['Pool'];
   /** A Pool that can open CONNECT tunnels (see loadProxyParts). */
   TunnelPool: UndiciIndex['Pool'];
-  Dispatcher: UndiciIndex['Dispatcher'];
 }
-
-const loadDispatcher = () => require('undici/lib/dispatcher/dispatcher.js') as UndiciIndex['Dispatcher'];
 
 let loaded: Undici | undefined;
 let proxyParts: ProxyParts | undefined;
@@ -48,7 +48,6 @@ function loadProxyParts(): ProxyParts {
     ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js') as UndiciIndex['ProxyAgent'],
     Pool,
     TunnelPool,
-    Dispatcher: loadDispatcher(),
   };
   return proxyParts;
 }
@@ -69,9 +68,9 @@ export function loadUndici(): Undici {
   loaded = {
     Agent,
     buildConnector,
-    Dispatcher: loadDispatcher(),
+    Dispatcher: require('undici/lib/dispatcher/dispatcher.js') as UndiciIndex['Dispatcher'],
     proxyParts: loadProxyParts,
-    post(dispatcher, outgoing, { signal, timeoutMs }) {
+    post(dispatcher, outgoing, signal) {
       const wire = wireForm(outgoing);
       const url = new URL(wire.url);
       return request.call(dispatcher, {
@@ -81,9 +80,10 @@ export function loadUndici(): Undici {
         // A copy: a ProxyAgent adds `host` to the headers it is given, and ours are shared by a pipeline's requests.
         headers: { ...wire.headers },
         body: outgoing.body,
+        // undici's own header and body timers would race the signal, with a message that does not say how long was waited.
         signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
     },
   };
