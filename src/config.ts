@@ -13,7 +13,8 @@ import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } fr
 export type { ProfileType };
 export type SpanScope = 'root' | 'all';
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
-export type TracesExporter = 'otlp' | 'console' | 'none';
+/** A span exporter OTEL_TRACES_EXPORTER may list (`none`, alone, lists none of them). */
+export type SpanExporterName = 'otlp' | 'console';
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 export type ProfilesExporter = 'pyroscope' | 'otlp';
 /** What the app does when the pyro-run CLI that started it is killed (see src/agent/lifeline.ts). */
@@ -21,7 +22,8 @@ export type OrphanedApp = 'stop' | 'keep';
 
 const SPAN_SCOPES: readonly SpanScope[] = ['root', 'all'];
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
-const TRACES_EXPORTERS: readonly TracesExporter[] = ['otlp', 'console', 'none'];
+const SPAN_EXPORTERS: readonly SpanExporterName[] = ['otlp', 'console'];
+const NO_EXPORTER = 'none';
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
 const PROFILES_EXPORTERS: readonly ProfilesExporter[] = ['pyroscope', 'otlp'];
 const OTLP_COMPRESSIONS = ['gzip', 'none'] as const;
@@ -73,7 +75,8 @@ export interface Config {
   skip: string[];
   logLevel: LogLevel;
   traces: {
-    exporter: TracesExporter;
+    /** Where spans go, each once, in the order given; empty: nowhere (`none`). */
+    exporters: SpanExporterName[];
     protocol: OtlpProtocol;
     /** Already resolved: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT verbatim, or OTEL_EXPORTER_OTLP_ENDPOINT + signal path. */
     endpoint: string | undefined;
@@ -307,6 +310,23 @@ function parseProfiles(raw: string): Parsed<ProfileType[]> {
   return ok(out);
 }
 
+/**
+ * OTEL_TRACES_EXPORTER, a comma-separated list as sdk-node reads it (utils.ts
+ * getSpanProcessorsFromEnv): each exporter once, `none` alone for no export. Unlike sdk-node, which
+ * skips a name it does not know and turns `none` beside others into its default, either makes the
+ * whole value wrong here, so that pyro-run's rule holds: a wrong value is one problem, and the
+ * default stands in for it.
+ */
+function parseTracesExporters(raw: string): Parsed<SpanExporterName[]> {
+  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== ''))];
+  if (names.length === 1 && names[0] === NO_EXPORTER) return ok([]);
+  if (names.includes(NO_EXPORTER)) return bad(`lists ${NO_EXPORTER} with other exporters`);
+  const unknown = names.find((name) => !(SPAN_EXPORTERS as readonly string[]).includes(name));
+  if (unknown !== undefined) return bad(`names "${unknown}", which is not one of ${[...SPAN_EXPORTERS, NO_EXPORTER].join(', ')}`);
+  if (names.length === 0) return bad(`must list exporters (${SPAN_EXPORTERS.join(', ')}) or be ${NO_EXPORTER}`);
+  return ok(names as SpanExporterName[]);
+}
+
 function onOff(raw: string): Parsed<boolean> {
   const value = raw.trim().toLowerCase();
   if (['on', 'true', '1', 'yes'].includes(value)) return ok(true);
@@ -384,7 +404,14 @@ export const SETTINGS = {
     parse: parseSkipList,
   },
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
-  tracesExporter: { flag: 'traces-exporter', arg: '<name>', env: 'OTEL_TRACES_EXPORTER', description: `where spans go: ${TRACES_EXPORTERS.join(', ')}`, defaultText: 'otlp', parse: oneOf(TRACES_EXPORTERS) },
+  tracesExporter: {
+    flag: 'traces-exporter',
+    arg: '<list>',
+    env: 'OTEL_TRACES_EXPORTER',
+    description: `where spans go: ${SPAN_EXPORTERS.join(', ')} or both (comma-separated), or ${NO_EXPORTER}`,
+    defaultText: 'otlp',
+    parse: parseTracesExporters,
+  },
   otlpEndpoint: { flag: 'otlp-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', description: `OTLP base URL (the signal's path is added: /v1/traces; ${OTLP_PROFILES_PATH} for profiles over OTLP)`, defaultText: 'http://localhost:4318', parse: parseUrl },
   otlpTracesEndpoint: { flag: 'otlp-traces-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'full OTLP traces URL (used as given)', parse: parseExactUrl },
   otlpProtocol: { flag: 'otlp-protocol', arg: '<protocol>', env: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: `OTLP protocol: ${OTLP_PROTOCOLS.join(', ')}`, defaultText: 'http/protobuf', parse: oneOf(OTLP_PROTOCOLS) },
@@ -619,7 +646,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     skip: get('skip') ?? [],
     logLevel: get('logLevel') ?? 'warn',
     traces: {
-      exporter: explicitExporter ?? 'otlp',
+      exporters: explicitExporter ?? ['otlp'],
       protocol,
       endpoint: tracesEndpoint(get('otlpTracesEndpoint'), otlpBase, protocol),
       headers: otlpHeaders,
@@ -648,7 +675,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   for (const problem of badServer) problem.instead = 'profiles are not sent';
   const badTraces = config.traces.endpoint === undefined ? wrong(SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env) : [];
   for (const problem of badTraces) problem.instead = 'spans are not sent';
-  if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporter = 'none';
+  if (badTraces.length > 0 && explicitExporter === undefined) config.traces.exporters = [];
   const otlpProfiles = config.profilesExport.exporter === 'otlp';
   config.local = localMode(config, explicitExporter !== undefined || otlpProfiles || badServer.length > 0 || badTraces.length > 0 || badProxy.length > 0, {
     dir: get('out'),
@@ -680,7 +707,7 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
   const stopped: Problem[] = [];
   const profilesOverOtlp = config.profilesExport.exporter === 'otlp';
   const server = profilesOverOtlp ? config.profilesExport.endpoint : config.pyroscope.serverAddress;
-  const ownSpans = config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc' ? config.traces.endpoint : undefined;
+  const ownSpans = config.traces.exporters.includes('otlp') && config.traces.protocol !== 'grpc' ? config.traces.endpoint : undefined;
   for (const bad of reading.unusable) {
     const lost: string[] = [];
     if (server !== undefined && unusableProxyFor(server, reading) === bad) {
@@ -689,7 +716,7 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
       lost.push('profiles');
     }
     if (ownSpans !== undefined && unusableProxyFor(ownSpans, reading) === bad) {
-      config.traces.exporter = 'none';
+      config.traces.exporters = config.traces.exporters.filter((name) => name !== 'otlp');
       lost.push('spans');
     }
     // Not a problem of ours when no upload would go through it.

@@ -25,8 +25,8 @@ export interface AgentParts {
   profiler: Profiler | undefined;
   /** Our span batcher, when spans go to the destination. */
   batcher: SpanBatcher | undefined;
-  /** An exporter pipeline we do not own (grpc, console), flushed asynchronously only. */
-  processor: SpanProcessor | undefined;
+  /** The exporter pipelines we do not own (grpc, console), flushed asynchronously only. */
+  processors: SpanProcessor[];
   sdk: { shutdown(): Promise<void> } | undefined;
 }
 
@@ -142,10 +142,10 @@ export class Agent implements Finisher {
   async finishAsync(deadlineAt: number): Promise<void> {
     if (this.phase !== 'running') return;
     this.phase = 'flushing';
-    const { destination, processor, sdk, log } = this.parts;
+    const { destination, processors, sdk, log } = this.parts;
     try {
       await destination.finishAsync(this.takeLast(), deadlineAt);
-      await untilDeadline(Promise.all([processor?.forceFlush(), sdk?.shutdown()]), deadlineAt);
+      await untilDeadline(Promise.all([...processors.map((processor) => processor.forceFlush()), sdk?.shutdown()]), deadlineAt);
     } catch (error) {
       log.debug(`final flush: ${reason(error)}`);
     }

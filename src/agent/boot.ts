@@ -101,9 +101,9 @@ export function boot(config: Config, log: Logger): Started {
     }
   }
 
-  agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processor: tracing?.processor, sdk: tracing?.sdk });
+  agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
-  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporter : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);
+  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporters.join(',') || 'none' : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);
   return { agent, config, log, uninstall };
 }

@@ -24,7 +24,7 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
 }
 
 /** Spans over OTLP/HTTP are ours to send; grpc and console are the SDK's exporters'. */
-const ownsSpanExport = (config: Config) => config.traces.exporter === 'otlp' && config.traces.protocol !== 'grpc';
+const ownsSpanExport = (config: Config) => config.traces.exporters.includes('otlp') && config.traces.protocol !== 'grpc';
 
 /** The OTLP endpoints we send to, with the TLS files the config names for each (the SDK's grpc exporter reads its own). */
 export function otlpTlsEndpoints(config: Config): EndpointTls[] {

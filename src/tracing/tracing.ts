@@ -38,18 +38,33 @@ export interface Tracing {
   sdk: { shutdown(): Promise<void> } | undefined;
   /** Present when spans go to our destination: its buffered spans can be taken synchronously at exit. */
   batcher: SpanBatcher | undefined;
-  /** Present for exporters we do not own (grpc, console): flushed asynchronously. */
-  processor: SpanProcessor | undefined;
+  /** The exporters we do not own (grpc, console), each behind its processor: flushed asynchronously. */
+  processors: SpanProcessor[];
 }
 
-/** The span pipeline the config asks for, after the link processor. */
-function exportProcessor(options: TracingOptions): { batcher?: SpanBatcher; processor?: SpanProcessor } {
+/**
+ * The span pipelines the config asks for, after the link processor: in local mode, the recording;
+ * otherwise one per exporter listed — ours for OTLP/HTTP, the SDK's for console and OTLP/gRPC.
+ */
+function exportProcessors(options: TracingOptions): { batcher?: SpanBatcher; processors: SpanProcessor[] } {
+  const { config } = options;
+  if (config.local !== undefined) return { batcher: spanBatcher(options), processors: [] };
+  const { traces } = config;
+  const sdkTrace = otelSdkTrace();
+  const processors: SpanProcessor[] = [];
+  let batcher: SpanBatcher | undefined;
+  for (const name of traces.exporters) {
+    if (name === 'console') processors.push(new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }));
+    else if (traces.protocol === 'grpc') processors.push(grpcProcessor(traces));
+    else batcher = spanBatcher(options);
+  }
+  return { batcher, processors };
+}
+
+/** Spans in batches to our destination (local recording, or OTLP/HTTP through our sender). */
+function spanBatcher(options: TracingOptions): SpanBatcher {
   const { config, destination, log } = options;
   const { traces } = config;
-  if (config.local === undefined) {
-    const other = foreignProcessor(traces);
-    if (other !== 'ours') return other;
-  }
   let dropped = 0;
   const batcher = new SpanBatcher({
     ...traces.batch,
@@ -60,20 +75,14 @@ function exportProcessor(options: TracingOptions): { batcher?: SpanBatcher; proc
     },
     onError: (error) => log.warnOnce('spans-batch', `a span batch could not be exported (${reason(error)}); dropping it`),
   });
-  return { batcher };
+  return batcher;
 }
 
-/** Exporters we do not own (console, grpc) or none at all; 'ours' for OTLP/HTTP. */
-function foreignProcessor(traces: Config['traces']): { processor?: SpanProcessor } | 'ours' {
-  if (traces.exporter === 'none') return {};
-  const sdkTrace = otelSdkTrace();
-  if (traces.exporter === 'console') return { processor: new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }) };
-  if (traces.protocol === 'grpc') {
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
-    const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
-    return { processor: new sdkTrace.BatchSpanProcessor({ exporter, ...traces.batch }) };
-  }
-  return 'ours';
+/** OTLP/gRPC: the OpenTelemetry exporter, which reads its own OTEL_EXPORTER_OTLP_* settings. */
+function grpcProcessor(traces: Config['traces']): SpanProcessor {
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
+  const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
+  return new (otelSdkTrace().BatchSpanProcessor)({ exporter, ...traces.batch });
 }
 
 /**
@@ -98,7 +107,7 @@ export function startTracing(options: TracingOptions): Tracing {
   // Routes known below the request's HTTP span name it, whoever's SDK runs (frameworks/).
   const routes = new RouteFromSpans();
   startFastifyRoutes(log);
-  const { batcher, processor } = found.provider && !recording ? {} : exportProcessor(options);
+  const { batcher, processors } = found.provider && !recording ? { processors: [] } : exportProcessors(options);
   const app = new AppOtel({
     processors: present([options.linkProcessor, routes, recording ? batcher : undefined]),
     linkContext: options.linkContext,
@@ -121,7 +130,7 @@ export function startTracing(options: TracingOptions): Tracing {
   }
   if (found.provider) {
     for (const problem of problems) log.warn(problem);
-    return { sdk: undefined, batcher: recording ? batcher : undefined, processor: undefined };
+    return { sdk: undefined, batcher: recording ? batcher : undefined, processors: [] };
   }
 
   // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
@@ -137,7 +146,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(config) : undefined;
   otelInstrumentation().registerInstrumentations({ instrumentations });
 
-  const consumers = present([options.linkProcessor, batcher, processor]);
+  const consumers = present([options.linkProcessor, batcher, ...processors]);
   // With nothing to take spans, none are recorded: the instrumentations' spans stay non-recording.
   const provider = consumers.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors: [...consumers, routes], problems }) : undefined;
   const tracers = provider && new TracerSwitch(provider);
@@ -147,7 +156,7 @@ export function startTracing(options: TracingOptions): Tracing {
   return {
     sdk: { shutdown: () => Promise.all([provider?.shutdown(), signals?.shutdown()]).then(() => undefined) },
     batcher,
-    processor,
+    processors,
   };
 }
 

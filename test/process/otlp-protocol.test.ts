@@ -72,3 +72,22 @@ test("OTEL_EXPORTER_OTLP_TIMEOUT and a signal's own bound each OTLP upload: a co
     await receiver.close();
   }
 });
+
+test('OTEL_TRACES_EXPORTER=otlp,console, as a list from the OTel docs: every span reaches the collector and is printed on stdout, each the same span', async () => {
+  const receiver = await startReceiver();
+  try {
+    const app = runCli(['--service-name', 'both-ways', '--server', receiver.url, '--otlp-endpoint', receiver.url, '--', fixture('apps/server.mjs')], { env: { OTEL_TRACES_EXPORTER: 'otlp,console' } });
+    const port = (await app.line(/listening (\d+)/))[1];
+    await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
+    app.process.kill('SIGTERM');
+    assert.equal((await app.exit()).signal, 'SIGTERM');
+    assert.doesNotMatch(app.stderr, /warning/);
+    const spans = serverSpans(receiver);
+    assert.equal(spans.length, 12);
+    // ConsoleSpanExporter prints each span as an object literal: its `id` and `traceId` as hex strings.
+    for (const span of spans) assert.match(app.stdout, new RegExp(`traceId: '${span.traceId}',[^}]*?id: '${span.spanId}'`));
+    assertLinked(receiver, 'both-ways');
+  } finally {
+    await receiver.close();
+  }
+});

@@ -54,7 +54,7 @@ const DEFAULTS: Config = {
   skip: [],
   logLevel: 'warn',
   traces: {
-    exporter: 'otlp',
+    exporters: ['otlp'],
     protocol: 'http/protobuf',
     endpoint: undefined,
     headers: {},
@@ -105,7 +105,7 @@ describe('defaults', () => {
     insecureSkipTlsVerify: (c) => c.tlsSkipVerify,
     shutdownTimeout: (c) => c.shutdownTimeoutMs,
     logLevel: (c) => c.logLevel,
-    tracesExporter: (c) => c.traces.exporter,
+    tracesExporter: (c) => c.traces.exporters,
     otlpProtocol: (c) => c.traces.protocol,
   };
   for (const [key, pick] of Object.entries(defaultOf) as [keyof typeof SETTINGS, (c: Config) => unknown][]) {
@@ -296,7 +296,13 @@ describe('valid values of every setting', () => {
     { env: { PYRO_RUN_SHUTDOWN_TIMEOUT_MS: '600000' }, pick: (c) => c.shutdownTimeoutMs, expected: 600_000 },
     ...(['silent', 'error', 'warn', 'info', 'debug'] as const).map((v) => ({ env: { PYRO_RUN_LOG_LEVEL: v }, pick: (c: Config) => c.logLevel, expected: v })),
     { env: { PYRO_RUN_LOG_LEVEL: 'DEBUG' }, pick: (c) => c.logLevel, expected: 'debug' },
-    ...(['otlp', 'console', 'none'] as const).map((v) => ({ env: { OTEL_TRACES_EXPORTER: v }, pick: (c: Config) => c.traces.exporter, expected: v })),
+    { env: { OTEL_TRACES_EXPORTER: 'otlp' }, pick: (c) => c.traces.exporters, expected: ['otlp'] },
+    { env: { OTEL_TRACES_EXPORTER: 'console' }, pick: (c) => c.traces.exporters, expected: ['console'] },
+    { env: { OTEL_TRACES_EXPORTER: 'none' }, pick: (c) => c.traces.exporters, expected: [] },
+    // A list, as sdk-node reads it: each exporter once, in the order given.
+    { env: { OTEL_TRACES_EXPORTER: 'console, OTLP' }, pick: (c) => c.traces.exporters, expected: ['console', 'otlp'] },
+    { env: { OTEL_TRACES_EXPORTER: 'otlp,console,otlp,' }, pick: (c) => c.traces.exporters, expected: ['otlp', 'console'] },
+    { env: { OTEL_TRACES_EXPORTER: ' None ' }, pick: (c) => c.traces.exporters, expected: [] },
     ...(['http/protobuf', 'http/json', 'grpc'] as const).map((v) => ({ env: { OTEL_EXPORTER_OTLP_PROTOCOL: v }, pick: (c: Config) => c.traces.protocol, expected: v })),
     ...(['http/protobuf', 'http/json', 'grpc'] as const).map((v) => ({ env: { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: v }, pick: (c: Config) => c.traces.protocol, expected: v })),
     {
@@ -350,14 +356,14 @@ describe('a destination set but wrong: a remote set-up with a mistake, that sign
       assert.equal(problem.instead, c.instead);
       assert.equal(config.local, undefined, 'no local recording in the app folder');
       assert.equal(config.pyroscope.serverAddress, undefined);
-      assert.equal(config.traces.exporter, c.spans ? 'otlp' : 'none');
+      assert.deepEqual(config.traces.exporters, c.spans ? ['otlp'] : []);
     });
   }
 
   it('a wrong signal URL next to a right base URL: spans go to the base one, as the default', () => {
     const { config, problems } = readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' });
     assert.equal(config.traces.endpoint, 'http://c:4318/v1/traces');
-    assert.equal(config.traces.exporter, 'otlp');
+    assert.deepEqual(config.traces.exporters, ['otlp']);
     assert.equal(problems[0]?.instead, undefined);
   });
 });
@@ -365,6 +371,12 @@ describe('a destination set but wrong: a remote set-up with a mistake, that sign
 describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: proxy-rules.test.ts)', () => {
   const PYRO = 'https://pyroscope.example';
   const OTLP = 'http://collector.example:4318';
+
+  it('spans listed for the console and OTLP, behind a proxy that cannot be used: the console keeps them', () => {
+    const { config, problems } = readConfig({ OTEL_TRACES_EXPORTER: 'console,otlp', OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTP_PROXY: 'ftp://proxy.corp' });
+    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['HTTP_PROXY', 'spans are not sent (not around the proxy either)']]);
+    assert.deepEqual(config.traces.exporters, ['console']);
+  });
 
   it('none set: every upload goes direct', () => {
     assert.equal(clean({ PYROSCOPE_SERVER_ADDRESS: PYRO }).proxy, undefined);
@@ -398,7 +410,7 @@ describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: prox
       assert.deepEqual(problems.map((p) => [p.env, p.instead]), c.problem === undefined ? [] : [[c.problem, c.instead]]);
       for (const problem of problems) assert.ok(!/proxy\.corp|hunter2/.test(problem.message), `the value stays out of the message: ${problem.message}`);
       assert.equal(config.pyroscope.serverAddress !== undefined, c.profiles);
-      assert.equal(config.traces.exporter === 'otlp', c.spans);
+      assert.equal(config.traces.exporters.includes('otlp'), c.spans);
       assert.equal(config.local, undefined, 'a destination stopped this way is still a remote set-up');
     });
   }
@@ -442,14 +454,17 @@ describe('bad values: one Problem naming the env var, the default used instead',
     { env: 'PYRO_RUN_SKIP', raw: 'jest-worker, my script.js', message: /"my script.js" holds white space/ },
     { env: 'PYRO_RUN_LOG_LEVEL', raw: 'verbose', message: /must be one of silent, error, warn, info, debug/ },
     { env: 'PYRO_RUN_LOG_LEVEL', raw: 'trace', message: /must be one of/ },
-    { env: 'OTEL_TRACES_EXPORTER', raw: 'zipkin', message: /must be one of otlp, console, none/ },
+    { env: 'OTEL_TRACES_EXPORTER', raw: 'zipkin', message: /names "zipkin", which is not one of otlp, console, none/ },
+    { env: 'OTEL_TRACES_EXPORTER', raw: 'otlp,jaeger', message: /names "jaeger"/ },
+    { env: 'OTEL_TRACES_EXPORTER', raw: 'console,none', message: /lists none with other exporters/ },
+    { env: 'OTEL_TRACES_EXPORTER', raw: ' , ', message: /must list exporters \(otlp, console\) or be none/ },
     // Read once for both signals: one problem, not one per signal.
     { env: 'OTEL_EXPORTER_OTLP_COMPRESSION', raw: 'brotli', message: /must be one of gzip, none/ },
     { env: 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', raw: 'zstd', message: /must be one of gzip, none/ },
     { env: 'OTEL_EXPORTER_OTLP_TIMEOUT', raw: '10s', message: /whole number of milliseconds/ },
     { env: 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', raw: '0', message: /between 100 and 600000/ },
     { env: 'OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT', raw: '-5', message: /whole number/ },
-    { env: 'OTEL_TRACES_EXPORTER', raw: 'jaeger', message: /must be one of otlp, console, none/ },
+    { env: 'OTEL_TRACES_EXPORTER', raw: 'jaeger', message: /not one of otlp, console, none/ },
     { env: 'OTEL_EXPORTER_OTLP_PROTOCOL', raw: 'http', message: /must be one of http\/protobuf, http\/json, grpc/ },
     { env: 'OTEL_EXPORTER_OTLP_PROTOCOL', raw: 'grpc/protobuf', message: /must be one of/ },
     { env: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', raw: 'thrift', message: /must be one of http\/protobuf, http\/json, grpc/ },
