@@ -544,7 +544,7 @@ function readProfilesExport(
   problems: Problem[],
 ): Config['profilesExport'] {
   const { base } = shared;
-  const compression = otlpCompression(env, ENV.otlpProfilesCompression, shared.compression, problems);
+  const compression = signalOver(env, ENV.otlpProfilesCompression, oneOf(OTLP_COMPRESSIONS), shared.compression, problems);
   const exporter = get('profilesExporter') ?? 'pyroscope';
   return {
     exporter,
@@ -553,15 +553,15 @@ function readProfilesExport(
     gzip: compression === 'gzip',
     // Only read when profiles go over OTLP: the shared files are the spans' business otherwise.
     tls: exporter === 'otlp' ? readOtlpTlsFiles(env, 'PROFILES', problems) : {},
-    timeoutMs: readVar(env, ENV.otlpProfilesTimeout, uploadTimeoutMs, problems) ?? shared.timeoutMs,
+    timeoutMs: signalOver(env, ENV.otlpProfilesTimeout, uploadTimeoutMs, shared.timeoutMs, problems),
   };
 }
 
 type OtlpCompression = (typeof OTLP_COMPRESSIONS)[number];
 
-/** A signal's OTLP compression: its own variable, else the shared one's value (read once, by the caller). */
-function otlpCompression(env: Env, signalVar: string, shared: OtlpCompression | undefined, problems: Problem[]): OtlpCompression | undefined {
-  return readVar(env, signalVar, oneOf(OTLP_COMPRESSIONS), problems) ?? shared;
+/** A signal's OTLP setting: its own variable, else the shared value (read once, by the caller), as the OTel exporter spec orders them. */
+function signalOver<T, S extends T | undefined>(env: Env, signalVar: string, parse: (raw: string) => Parsed<T>, shared: S, problems: Problem[]): T | S {
+  return readVar(env, signalVar, parse, problems) ?? shared;
 }
 
 /** The traces URL the OTLP/HTTP exporter will post to, per the OTel spec's endpoint rules. */
@@ -587,11 +587,11 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const sharedCompression = readVar(env, ENV.otlpCompression, oneOf(OTLP_COMPRESSIONS), problems);
   // Read before settingsGiven below, which leaves out the variables with a problem.
   const tracesTls = readOtlpTlsFiles(env, 'TRACES', problems);
-  const tracesGzip = otlpCompression(env, ENV.otlpTracesCompression, sharedCompression, problems) === 'gzip';
+  const tracesGzip = signalOver(env, ENV.otlpTracesCompression, oneOf(OTLP_COMPRESSIONS), sharedCompression, problems) === 'gzip';
   // The OTLP exporters' timeout (OTel exporter spec: per signal, else shared), over pyro-run's own for every upload.
   const uploadTimeout = get('uploadTimeout') ?? 10_000;
   const sharedOtlpTimeout = readVar(env, ENV.otlpTimeout, uploadTimeoutMs, problems) ?? uploadTimeout;
-  const tracesTimeout = readVar(env, ENV.otlpTracesTimeout, uploadTimeoutMs, problems) ?? sharedOtlpTimeout;
+  const tracesTimeout = signalOver(env, ENV.otlpTracesTimeout, uploadTimeoutMs, sharedOtlpTimeout, problems);
   const otlpHeaders = { ...sharedOtlpHeaders, ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
 
   const basicAuthUser = get('basicAuthUser');

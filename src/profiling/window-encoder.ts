@@ -11,7 +11,6 @@ import { buildWindow, type Profile } from './profile-window.js';
 import { timePart } from './time-profile.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
 
-
 /** One body of a window as it goes on the wire or to disk, named: for pprof, one per profile type. */
 export interface EncodedProfile<K extends string = ProfileType> {
   type: K;

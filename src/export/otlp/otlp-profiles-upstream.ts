@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
 import type { EncodedProfile, WireFormat } from '../../profiling/window-encoder.js';
+import { GZIP_CONTENT_ENCODING } from '../../util/gzip.js';
 import { pyroRunVersion } from '../../util/own-version.js';
 import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
@@ -75,7 +76,7 @@ export class OtlpProfilesUpstream implements Upstream {
 
   private requests(window: ProfileWindow, bodies: EncodedProfile<Body>[]): Outgoing[] {
     const headers: Record<string, string> = { ...this.options.headers, 'content-type': 'application/x-protobuf' };
-    if (this.options.gzip) headers['content-encoding'] = 'gzip';
+    if (this.options.gzip) headers['content-encoding'] = GZIP_CONTENT_ENCODING;
     return bodies.map(({ body }) => ({
       kind: 'profiles',
       url: this.options.endpoint,

@@ -4,14 +4,11 @@ import { type Logger, reason } from '../../log.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
-import { gzip, gzipSync } from '../../util/gzip.js';
+import { GZIP_CONTENT_ENCODING, gzip, gzipSync } from '../../util/gzip.js';
 import { InProgress } from '../../util/in-progress.js';
 import { otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
 
-/** Content-Encoding of a gzipped body: `gzip` is the one compression the OTLP exporter spec's OTEL_EXPORTER_OTLP_COMPRESSION names besides `none`. */
-const GZIP_ENCODING = 'gzip';
-
-const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_ENCODING } });
+const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_CONTENT_ENCODING } });
 
 /**
  * Span batches to an OTLP/HTTP traces endpoint (protobuf or JSON): each batch encoded a slice of
