@@ -13,19 +13,29 @@ const require = createRequire(import.meta.url);
  */
 const PPROF_BINDINGS = '@datadog/pprof/out/src/time-profiler-bindings.js';
 
-/** How long stops that look stuck must cover, in a row, for V8's profiler to be taken as stuck. */
-export const SUSPECT_MICROS = 1_000_000;
+/**
+ * How long stops that look stuck must cover, in a row, for V8's profiler to be taken as stuck.
+ * `certain` is an empty profile: samples are being lost, so the sampler is restarted soon.
+ * `maybe` is a profile that has its samples but lacks the non-tick one every profile starts with:
+ * nothing is lost, and the same sign comes from V8's processing thread running behind (ticks
+ * queued across the profile's start, the addon's own note on `detectV8Bug`), which under a busy
+ * machine can last for seconds at start-up, while the code every module loads is being logged.
+ * A stuck processor stays stuck, so waiting costs only that thread's spin a little longer; a
+ * restart in error costs a re-log of all of V8's code (78 ms of one express app's event loop).
+ */
+export const SUSPECT_MICROS = { certain: 1_000_000, maybe: 10_000_000 } as const;
 
 /**
  * What a stop found of V8's profiler getting stuck (`found`: the addon's 0, 1 maybe, 2 certainly),
  * weighed with the stops before it: `stuck` is `found` once the stops that looked stuck in a row
- * (`suspectMicros` before this one, which lasted `durationMicros`) cover SUSPECT_MICROS, else 0;
- * `suspectMicros` is what to carry to the next stop.
+ * (`suspectMicros` before this one, which lasted `durationMicros`) cover SUSPECT_MICROS for what
+ * this one found, else 0; `suspectMicros` is what to carry to the next stop.
  */
 export function judgeStuck(suspectMicros: number, found: number, durationMicros: number): { stuck: number; suspectMicros: number } {
   if (found === 0) return { stuck: 0, suspectMicros: 0 };
   const covered = suspectMicros + Math.max(0, durationMicros);
-  return covered >= SUSPECT_MICROS ? { stuck: found, suspectMicros: 0 } : { stuck: 0, suspectMicros: covered };
+  const needed = found === 2 ? SUSPECT_MICROS.certain : SUSPECT_MICROS.maybe;
+  return covered >= needed ? { stuck: found, suspectMicros: 0 } : { stuck: 0, suspectMicros: covered };
 }
 
 /** The native TimeProfiler's surface (bindings/profilers/wall.cc in DataDog/pprof-nodejs). */
@@ -130,7 +140,7 @@ export class Sampler {
    * 250 ms to 1 s apart (gather-pace.ts): apps starting their own OpenTelemetry SDK read as
    * certainly stuck, an express app under load on Node 22 as possibly stuck — and a restart
    * re-logs all of V8's code, 78 ms there. So such stops count only once they cover
-   * `SUSPECT_MICROS` in a row.
+   * `SUSPECT_MICROS` in a row (`judgeStuck`).
    */
   stop(restart: boolean): TimeProfile | undefined {
     const native = this.native;

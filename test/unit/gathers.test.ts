@@ -49,14 +49,18 @@ describe('when a gather is taken', () => {
 });
 
 describe('a stop that looks like V8’s profiler got stuck', () => {
-  const S = SUSPECT_MICROS;
+  const { certain: C, maybe: M } = SUSPECT_MICROS;
   const cases: { before: number; found: number; lasted: number; stuck: number; carried: number; why: string }[] = [
     { before: 0, found: 0, lasted: 250_000, stuck: 0, carried: 0, why: 'nothing found' },
-    { before: S / 2, found: 0, lasted: 250_000, stuck: 0, carried: 0, why: 'a sound stop ends a run of suspect ones' },
+    { before: C / 2, found: 0, lasted: 250_000, stuck: 0, carried: 0, why: 'a sound stop ends a run of suspect ones' },
     { before: 0, found: 2, lasted: 250_000, stuck: 0, carried: 250_000, why: 'a short empty profile: suspect only' },
     { before: 0, found: 1, lasted: 400_000, stuck: 0, carried: 400_000, why: 'a short profile missing its first sample: suspect only' },
-    { before: 800_000, found: 2, lasted: 250_000, stuck: 2, carried: 0, why: 'suspect stops covering a second: stuck, restarted' },
-    { before: 0, found: 1, lasted: S, stuck: 1, carried: 0, why: 'a window of a second or more is judged alone, as before gathers' },
+    { before: C - 250_000, found: 2, lasted: 250_000, stuck: 2, carried: 0, why: 'empty profiles covering a second: stuck, restarted' },
+    { before: 0, found: 2, lasted: C, stuck: 2, carried: 0, why: 'an empty window of a second or more is judged alone, as before gathers' },
+    { before: C, found: 1, lasted: 250_000, stuck: 0, carried: C + 250_000, why: 'profiles missing their first sample for over a second (a processor running behind): suspect still' },
+    { before: M - 250_000, found: 1, lasted: 250_000, stuck: 1, carried: 0, why: 'profiles missing their first sample for ten seconds: stuck, restarted' },
+    { before: M - 250_000, found: 2, lasted: 250_000, stuck: 2, carried: 0, why: 'a run of both signs is judged by the last: an empty profile’s bar' },
+    { before: 0, found: 1, lasted: M, stuck: 1, carried: 0, why: 'a ten-second window missing its first sample is judged alone, as before gathers' },
   ];
   for (const c of cases) {
     it(`${c.why} → ${c.stuck}`, () => {
