@@ -1,5 +1,7 @@
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
+import { IntPairTable, withRoom } from '../util/int-pair-table.js';
+import { Interner } from '../util/interner.js';
 import type { PprofFormat } from './pprof-format.js';
 import { PprofTables, type StackFrame, stackOf, type V8Frame } from './pprof-tables.js';
 import { PROFILE_TYPES, type ProfileType } from './profile-types.js';
@@ -48,41 +50,33 @@ const RUNTIME_FRAME = 'Node.js';
 const GC_FRAME = 'Garbage Collection';
 const NON_JS_THREADS_FRAME = 'Non JS threads activity';
 
-/** Stacks made pprof samples between two checks of the time slice (64 tree nodes took up to 8–11 ms in a cold first window under load). */
-const STACKS_PER_STEP = 16;
-
-interface Totals {
-  /** Samples (ticks and contexts recorded with CPU time) … */
-  count: number;
-  /** … of which ticks that stand for wall time (not the thread idling). */
-  wallCount: number;
-  cpu: number;
-}
+/** (stack, span) sums made pprof samples between two checks of the time slice (64 stacks took up to 8–11 ms in a cold first window under load). */
+const SUMS_PER_STEP = 16;
 
 /** A frame's identity in V8's tree, and what is needed to name it later (PprofTables.locationOf). */
 type FrameName = Required<Pick<V8Frame, 'scriptName' | 'scriptId' | 'lineNumber' | 'columnNumber'>> & { name: string };
 
-/**
- * A stack met in the window's trees, once however many trees hold it: its samples summed per span
- * over the trees.
- */
-interface Frame {
-  readonly name: FrameName;
-  readonly parent: Frame | undefined;
-  readonly callees: Map<string, Frame>;
-  /** Its samples per span, and those of no span; made when the first sample is met. */
-  totals: { perSpan: Map<SampleLabels, Totals>; unlabelled: Totals } | undefined;
-}
-
-const newTotals = (): Totals => ({ count: 0, wallCount: 0, cpu: 0 });
+/** The parent of a stack's first frame. */
+const NO_PARENT = -1;
+/** The span index of samples that belong to no span. */
+const NO_SPAN = 0;
+/** No row: the end of a node's list of sums. */
+const NONE = -1;
 
 /**
  * The sampler's trees of one window, folded as they come (a gather's tree the moment it is taken):
  * each distinct stack once, with its samples summed per span. The trees themselves are dropped at
- * once and die young, instead of waiting in the old generation for the window's build; what the
- * window holds grows with its distinct stacks, not with its gathers. Building the pprof
- * (`profiles`) reads the fold and changes nothing in it, so a window can be built twice (at exit,
- * over an async build cut short).
+ * once and die young; what the window holds grows with its distinct stacks, not with its gathers.
+ * Building the pprof (`profiles`) reads the fold and changes nothing in it, so a window can be
+ * built twice (at exit, over an async build cut short).
+ *
+ * The fold lives as long as its window (seconds) and grows all along, so whatever it allocates per
+ * stack outlives young-generation collections and is copied and promoted by them; on an app of
+ * thousands of functions every request adds new stacks. So stacks and sums are kept in typed arrays
+ * (outside V8's heap), indexed through IntPairTable: a stack is a node of a tree, (its parent, its
+ * function) → node; a sum is a row, (node, span) → row, listed under its node. Only each distinct
+ * function's name and each span are objects, and the spans are the sampler's own contexts, alive
+ * anyway.
  *
  * What the sampler records, and what becomes of it (the same as @datadog/pprof's own serializer,
  * whose output Pyroscope's Node SDK sends, except that samples are aggregated):
@@ -98,15 +92,40 @@ const newTotals = (): Totals => ({ count: 0, wallCount: 0, cpu: 0 });
  *   one string table, function and location list.
  */
 export class TimeFold {
-  private readonly roots = new Map<string, Frame>();
-  /** Frames holding samples, in the order first met. */
-  private readonly sampled: Frame[] = [];
+  /** Each distinct function once: its number by identity (script, line, column, name), its name by number. */
+  private readonly functionIds = new Interner<string>();
+  private readonly functions: FrameName[] = [];
+  /** The stacks met, as nodes of a tree: each one's function and parent node (NO_PARENT at the top). */
+  private nodeFunction = new Int32Array(256);
+  private nodeParent = new Int32Array(256);
+  /** Each node's sums, as a list through `rowNext` (NONE while it has none): the pprof keeps a stack's samples together, which its gzip rewards. */
+  private nodeFirstRow = new Int32Array(256);
+  private nodeLastRow = new Int32Array(256);
+  private nodes = 0;
+  /** (parent node + 1, function) → node. */
+  private readonly children = new IntPairTable();
+  /** The nodes with sums, in the order their first sample was met. */
+  private sampledNodes = new Int32Array(256);
+  private sampled = 0;
+  /** The spans samples belong to, numbered; no span (undefined) is the first, NO_SPAN. */
+  private readonly spans = new Interner<SampleLabels | undefined>();
+  /** The sums, one row per (node, span) with samples: samples (ticks and contexts recorded with CPU time), those of them that stand for wall time (not the thread idling), CPU time; and the node's next row. */
+  private rowSpan = new Int32Array(256);
+  private rowCount = new Float64Array(256);
+  private rowWallCount = new Float64Array(256);
+  private rowCpu = new Float64Array(256);
+  private rowNext = new Int32Array(256);
+  private rows = 0;
+  /** (node, span) → row. */
+  private readonly rowIds = new IntPairTable();
   private trees = 0;
   private hits = 0;
   private durationMicros = 0;
   private hasCpuTime = false;
 
-  constructor(private readonly build: TimeBuild) {}
+  constructor(private readonly build: TimeBuild) {
+    this.spans.id(undefined); // NO_SPAN
+  }
 
   /** How many trees were folded in. */
   get size(): number {
@@ -119,54 +138,79 @@ export class TimeFold {
     this.hits += raw.totalHitCount ?? countHits(raw.topDownRoot);
     this.durationMicros += Math.max(0, raw.endTime - raw.startTime);
     this.hasCpuTime ||= raw.hasCpuTime === true;
-    const pending: { node: TimeProfileNode; parent: Frame | undefined }[] = topLevel(raw).map((node) => ({ node, parent: undefined }));
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      const { node, parent } = next;
-      const frame = this.frameOf(node, parent);
-      this.visit(node, frame);
-      for (const child of node.children as TimeProfileNode[]) pending.push({ node: child, parent: frame });
+    const pending = topLevel(raw);
+    const parents: number[] = pending.map(() => NO_PARENT);
+    for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+      const id = this.nodeOf(node, parents.pop()!);
+      this.visit(node, id);
+      for (const child of node.children as TimeProfileNode[]) {
+        pending.push(child);
+        parents.push(id);
+      }
     }
   }
 
   /** The window's part: built into pprof from the fold, as often as asked. */
   part(): WindowPart {
     const labelled = new Set<SampleLabels>();
-    return { build: (from, sourceMapper) => this.profiles(from, sourceMapper, labelled), contexts: () => this.spans(), labelled };
+    return { build: (from, sourceMapper) => this.profiles(from, sourceMapper, labelled), contexts: () => this.spansSampled(), labelled };
   }
 
   /** The spans the window's samples belong to. */
-  private *spans(): Generator<SampleLabels> {
-    const seen = new Set<SampleLabels>();
-    for (const frame of this.sampled) {
-      for (const span of frame.totals?.perSpan.keys() ?? []) {
-        if (!seen.has(span)) {
-          seen.add(span);
-          yield span;
-        }
+  private *spansSampled(): Generator<SampleLabels> {
+    for (let span = NO_SPAN + 1; span < this.spans.values.length; span++) yield this.spans.values[span]!;
+  }
+
+  private functionOf(node: TimeProfileNode): number {
+    const id = this.functionIds.id(`${node.scriptId ?? 0}:${node.lineNumber ?? 0}:${node.columnNumber ?? 0}:${node.name ?? ''}`);
+    if (id === this.functions.length) {
+      this.functions.push({ name: node.name ?? '', scriptName: node.scriptName, scriptId: node.scriptId ?? 0, lineNumber: node.lineNumber ?? 0, columnNumber: node.columnNumber ?? 0 });
+    }
+    return id;
+  }
+
+  private nodeOf(node: TimeProfileNode, parent: number): number {
+    const fn = this.functionOf(node);
+    let id = this.children.get(parent + 1, fn);
+    if (id === -1) {
+      id = this.nodes++;
+      this.nodeFunction = withRoom(this.nodeFunction, this.nodes);
+      this.nodeParent = withRoom(this.nodeParent, this.nodes);
+      this.nodeFirstRow = withRoom(this.nodeFirstRow, this.nodes);
+      this.nodeLastRow = withRoom(this.nodeLastRow, this.nodes);
+      this.nodeFunction[id] = fn;
+      this.nodeParent[id] = parent;
+      this.nodeFirstRow[id] = NONE;
+      this.children.add(parent + 1, fn, id);
+    }
+    return id;
+  }
+
+  private rowOf(node: number, span: number): number {
+    let row = this.rowIds.get(node, span);
+    if (row === -1) {
+      row = this.rows++;
+      this.rowSpan = withRoom(this.rowSpan, this.rows);
+      this.rowCount = withRoom(this.rowCount, this.rows);
+      this.rowWallCount = withRoom(this.rowWallCount, this.rows);
+      this.rowCpu = withRoom(this.rowCpu, this.rows);
+      this.rowNext = withRoom(this.rowNext, this.rows);
+      this.rowSpan[row] = span;
+      this.rowNext[row] = NONE;
+      if (this.nodeFirstRow[node] === NONE) {
+        this.nodeFirstRow[node] = row;
+        this.sampledNodes = withRoom(this.sampledNodes, this.sampled + 1);
+        this.sampledNodes[this.sampled++] = node;
+      } else {
+        this.rowNext[this.nodeLastRow[node]!] = row;
       }
+      this.nodeLastRow[node] = row;
+      this.rowIds.add(node, span, row);
     }
+    return row;
   }
 
-  private frameOf(node: TimeProfileNode, parent: Frame | undefined): Frame {
-    const callees = parent?.callees ?? this.roots;
-    const key = `${node.scriptId ?? 0}:${node.lineNumber ?? 0}:${node.columnNumber ?? 0}:${node.name ?? ''}`;
-    let frame = callees.get(key);
-    if (frame === undefined) {
-      const name = { name: node.name ?? '', scriptName: node.scriptName, scriptId: node.scriptId ?? 0, lineNumber: node.lineNumber ?? 0, columnNumber: node.columnNumber ?? 0 };
-      callees.set(key, (frame = { name, parent, callees: new Map(), totals: undefined }));
-    }
-    return frame;
-  }
-
-  private totalsOf(frame: Frame): NonNullable<Frame['totals']> {
-    if (frame.totals === undefined) {
-      frame.totals = { perSpan: new Map(), unlabelled: newTotals() };
-      this.sampled.push(frame);
-    }
-    return frame.totals;
-  }
-
-  private visit(node: TimeProfileNode, frame: Frame): void {
+  private visit(node: TimeProfileNode, id: number): void {
     const idle = node.name === V8_IDLE;
     let unlabelledHits = node.hitCount;
     let unlabelledCpu = 0;
@@ -177,26 +221,24 @@ export class TimeFold {
         unlabelledCpu += cpu;
         continue;
       }
-      const { perSpan } = this.totalsOf(frame);
-      let totals = perSpan.get(span);
-      if (totals === undefined) perSpan.set(span, (totals = newTotals()));
+      const row = this.rowOf(id, this.spans.id(span));
       // More contexts than hits happen (a context recorded with CPU time for a tick V8 dropped):
       // the extra ones add CPU time only.
       // An idle tick is the thread waiting for work, for no one: not in the wall profile, whatever
       // context was left set when the thread went idle.
       if (unlabelledHits > 0 && !idle) {
-        totals.count++;
-        totals.wallCount++;
+        this.rowCount[row]! += 1;
+        this.rowWallCount[row]! += 1;
       }
       unlabelledHits--;
-      totals.cpu += cpu;
+      this.rowCpu[row]! += cpu;
     }
     if ((!idle && unlabelledHits > 0) || unlabelledCpu > 0) {
       const hits = Math.max(unlabelledHits, 0);
-      const { unlabelled } = this.totalsOf(frame);
-      unlabelled.count += hits;
-      if (!idle) unlabelled.wallCount += hits;
-      unlabelled.cpu += unlabelledCpu;
+      const row = this.rowOf(id, NO_SPAN);
+      this.rowCount[row]! += hits;
+      if (!idle) this.rowWallCount[row]! += hits;
+      this.rowCpu[row]! += unlabelledCpu;
     }
   }
 
@@ -228,29 +270,33 @@ export class TimeFold {
       }
       return labels;
     };
-    const emit = (stack: number[], span: SampleLabels | undefined, totals: Totals): void => {
-      const label = labelsOf(span);
-      const wall = totals.wallCount * intervalNanos;
-      if (withCpu && totals.cpu > 0) cpuSamples.push(new Sample({ locationId: stack, value: [totals.count, totals.cpu], label }));
-      if (withWall && (totals.count > 0 || wall > 0)) wallSamples.push(new Sample({ locationId: stack, value: [totals.count, wall], label }));
+    const emit = (stack: number[], row: number): void => {
+      const label = labelsOf(this.spans.values[this.rowSpan[row]!]);
+      const count = this.rowCount[row]!;
+      const cpu = this.rowCpu[row]!;
+      const wall = this.rowWallCount[row]! * intervalNanos;
+      if (withCpu && cpu > 0) cpuSamples.push(new Sample({ locationId: stack, value: [count, cpu], label }));
+      if (withWall && (count > 0 || wall > 0)) wallSamples.push(new Sample({ locationId: stack, value: [count, wall], label }));
     };
 
-    const locations = new Map<Frame, StackFrame>();
-    const stackFrameOf = (frame: Frame): StackFrame => {
-      let stackFrame = locations.get(frame);
+    const stackFrames = new Array<StackFrame | undefined>(this.nodes);
+    const stackFrameOf = (node: number): StackFrame => {
+      let stackFrame = stackFrames[node];
       if (stackFrame === undefined) {
-        stackFrame = { locationId: tables.locationOf(frame.name), parent: frame.parent && stackFrameOf(frame.parent) };
-        locations.set(frame, stackFrame);
+        const parent = this.nodeParent[node]!;
+        stackFrame = { locationId: tables.locationOf(this.functions[this.nodeFunction[node]!]!), parent: parent === NO_PARENT ? undefined : stackFrameOf(parent) };
+        stackFrames[node] = stackFrame;
       }
       return stackFrame;
     };
     let handled = 0;
-    for (const frame of this.sampled) {
-      const stack = stackOf(stackFrameOf(frame));
-      const { perSpan, unlabelled } = frame.totals!;
-      for (const [span, totals] of perSpan) emit(stack, span, totals);
-      emit(stack, undefined, unlabelled);
-      if (++handled % STACKS_PER_STEP === 0) yield;
+    for (let i = 0; i < this.sampled; i++) {
+      const node = this.sampledNodes[i]!;
+      const stack = stackOf(stackFrameOf(node));
+      for (let row = this.nodeFirstRow[node]!; row !== NONE; row = this.rowNext[row]!) {
+        emit(stack, row);
+        if (++handled % SUMS_PER_STEP === 0) yield;
+      }
     }
 
     const profiles = new Map<ProfileType, Profile>();

@@ -9,6 +9,7 @@
 import type { Profile } from 'pprof-format';
 import { PROFILE_TYPE_NAMES, type ProfileType } from '../profiling/profile-types.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
+import { Interner } from '../util/interner.js';
 
 /** A profile type as the report reads it (profiling/profile-types.ts). */
 export type ProfileKind = ProfileType;
@@ -58,26 +59,11 @@ export interface SampleIndex {
   durationNs: Record<ProfileKind, number>;
 }
 
-class Interner {
-  readonly values: string[] = [];
-  private readonly ids = new Map<string, number>();
-
-  id(value: string): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(value);
-      this.ids.set(value, id);
-    }
-    return id;
-  }
-}
-
 /** pprof packs a column into the high 32 bits of Line.line for some frames (@datadog/pprof "pack" mode). */
 const lineOnly = (line: number | bigint): number => Number(BigInt(line) & 0xffffffffn);
 
 export class SampleIndexBuilder {
-  private readonly strings = new Interner();
+  private readonly strings = new Interner<string>();
   private readonly frames: FrameTable = { name: [], file: [], line: [] };
   private readonly frameIds = new Map<string, number>();
   private readonly stackParent = [-1];

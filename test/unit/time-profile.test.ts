@@ -147,6 +147,31 @@ describe('buildTimeProfiles', () => {
     }
   });
 
+  it('a window of thousands of distinct stacks and spans over several trees holds each (stack, span) once, with its own sums', () => {
+    // 300 request chains 6 deep, each function its own; each tree samples every chain's leaf in
+    // a span of its own and in no span: 1 800 stacks, 900 spans, their tables grown many times.
+    const CHAINS = 300;
+    const spans = Array.from({ length: CHAINS * 3 }, (_, i) => new SpanLabels(i.toString(16).padStart(16, '0'), '4bf92f3577b34da6a3ce929d0e0e4736', { name: `GET /r/${i}` }));
+    const server = node('server', 0);
+    const functions = Array.from({ length: CHAINS }, (_, c) => Array.from({ length: 6 }, (_, depth) => node(`c${c}d${depth}`, 0)));
+    const tree = (round: number) => {
+      const chain = (c: number, depth: number): TimeProfileNode => {
+        const fn = functions[c]![depth]!;
+        const leaf = depth === 5;
+        return { ...fn, hitCount: leaf ? 2 : 0, contexts: leaf ? [at(spans[round * CHAINS + c], c + 1), at(undefined, 1)] : [], children: leaf ? [] : [chain(c, depth + 1)] };
+      };
+      return window([{ ...server, children: Array.from({ length: CHAINS }, (_, c) => chain(c, 0)) }], { totalHitCount: 2 * CHAINS });
+    };
+    const cpu = roundTrip(runNow(buildTimeProfiles([tree(0), tree(1), tree(2)], FROM_MS, build())).get('cpu')!);
+    const got = new Map(views(cpu).map((v) => [`${v.stack} ${v.labels.span_id ?? '-'}`, v.values]));
+    assert.equal(got.size, CHAINS * 3 + CHAINS, 'one sample per chain and span, one per chain for no span');
+    for (let c = 0; c < CHAINS; c++) {
+      const stack = [5, 4, 3, 2, 1, 0].map((depth) => `c${c}d${depth}`).concat('server').join(' < ');
+      for (let round = 0; round < 3; round++) assert.deepEqual(got.get(`${stack} ${spans[round * CHAINS + c]!.spanId}`), [1, (c + 1) * MS]);
+      assert.deepEqual(got.get(`${stack} -`), [3, 3 * MS], 'no span: summed over the three trees');
+    }
+  });
+
   it('the mean interval of a gathered window is its trees’ time over all their hits', () => {
     const busy = window([node('f', 1500, [at(undefined, 1)])]);
     // A tree of the same 15 s in which V8 sampled a third as often (a loaded machine).
