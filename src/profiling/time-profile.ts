@@ -1,6 +1,6 @@
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
-import { IntPairTable, withRoom } from '../util/int-pair-table.js';
+import { ABSENT, IntPairTable, withRoom } from '../util/int-pair-table.js';
 import { Interner } from '../util/interner.js';
 import type { PprofFormat } from './pprof-format.js';
 import { PprofTables, type StackFrame, stackOf, type V8Frame } from './pprof-tables.js';
@@ -172,7 +172,7 @@ export class TimeFold {
   private nodeOf(node: TimeProfileNode, parent: number): number {
     const fn = this.functionOf(node);
     let id = this.children.get(parent + 1, fn);
-    if (id === -1) {
+    if (id === ABSENT) {
       id = this.nodes++;
       this.nodeFunction = withRoom(this.nodeFunction, this.nodes);
       this.nodeParent = withRoom(this.nodeParent, this.nodes);
@@ -188,7 +188,7 @@ export class TimeFold {
 
   private rowOf(node: number, span: number): number {
     let row = this.rowIds.get(node, span);
-    if (row === -1) {
+    if (row === ABSENT) {
       row = this.rows++;
       this.rowSpan = withRoom(this.rowSpan, this.rows);
       this.rowCount = withRoom(this.rowCount, this.rows);

@@ -1,3 +1,6 @@
+/** What `IntPairTable.get` returns for a pair it does not hold. */
+export const ABSENT = -1;
+
 /**
  * A map from a pair of non-negative 32-bit integers to an index, in typed arrays: open addressing
  * with linear probing, grown by doubling at half full. It holds no JavaScript object per entry, so
@@ -7,7 +10,7 @@
 export class IntPairTable {
   private firsts: Int32Array;
   private seconds: Int32Array;
-  /** The index stored for each slot, -1 where the slot is empty. */
+  /** The index stored for each slot, ABSENT where the slot is empty. */
   private values: Int32Array;
   private count = 0;
 
@@ -15,20 +18,20 @@ export class IntPairTable {
     const capacity = 2 ** Math.ceil(Math.log2(Math.max(16, initialCapacity)));
     this.firsts = new Int32Array(capacity);
     this.seconds = new Int32Array(capacity);
-    this.values = new Int32Array(capacity).fill(-1);
+    this.values = new Int32Array(capacity).fill(ABSENT);
   }
 
   get size(): number {
     return this.count;
   }
 
-  /** The index stored for (first, second), or -1. */
+  /** The index stored for (first, second), or ABSENT. */
   get(first: number, second: number): number {
     const { firsts, seconds, values } = this;
     const mask = values.length - 1;
     for (let slot = slotOf(first, second, mask); ; slot = (slot + 1) & mask) {
       const value = values[slot]!;
-      if (value === -1 || (firsts[slot] === first && seconds[slot] === second)) return value;
+      if (value === ABSENT || (firsts[slot] === first && seconds[slot] === second)) return value;
     }
   }
 
@@ -43,7 +46,7 @@ export class IntPairTable {
     const { firsts, seconds, values } = this;
     const mask = values.length - 1;
     let slot = slotOf(first, second, mask);
-    while (values[slot] !== -1) slot = (slot + 1) & mask;
+    while (values[slot] !== ABSENT) slot = (slot + 1) & mask;
     firsts[slot] = first;
     seconds[slot] = second;
     values[slot] = value;
@@ -53,9 +56,9 @@ export class IntPairTable {
     const { firsts, seconds, values } = this;
     this.firsts = new Int32Array(values.length * 2);
     this.seconds = new Int32Array(values.length * 2);
-    this.values = new Int32Array(values.length * 2).fill(-1);
+    this.values = new Int32Array(values.length * 2).fill(ABSENT);
     for (let slot = 0; slot < values.length; slot++) {
-      if (values[slot] !== -1) this.place(firsts[slot]!, seconds[slot]!, values[slot]!);
+      if (values[slot] !== ABSENT) this.place(firsts[slot]!, seconds[slot]!, values[slot]!);
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntPairTable, withRoom } from '../../src/util/int-pair-table.js';
+import { ABSENT, IntPairTable, withRoom } from '../../src/util/int-pair-table.js';
 
 /** A deterministic stream of 31-bit integers (a linear congruential generator). */
 function numbers(seed: number): () => number {
@@ -41,9 +41,9 @@ describe('IntPairTable', () => {
     table.add(1, 2, 10);
     table.add(0, 0, 0);
     table.add(2_147_483_647, 2_147_483_647, 7);
-    assert.equal(table.get(2, 1), -1);
-    assert.equal(table.get(1, 3), -1);
-    assert.equal(table.get(0, 1), -1);
+    assert.equal(table.get(2, 1), ABSENT);
+    assert.equal(table.get(1, 3), ABSENT);
+    assert.equal(table.get(0, 1), ABSENT);
     assert.equal(table.get(0, 0), 0, 'the value 0 is a value, not an empty slot');
     assert.equal(table.get(2_147_483_647, 2_147_483_647), 7);
     assert.equal(table.get(1, 2), 10);
@@ -53,7 +53,7 @@ describe('IntPairTable', () => {
     const table = new IntPairTable();
     for (let second = 0; second < 20_000; second++) table.add(42, second, second);
     for (let second = 0; second < 20_000; second++) assert.equal(table.get(42, second), second);
-    assert.equal(table.get(43, 0), -1);
+    assert.equal(table.get(43, 0), ABSENT);
   });
 });
 
