@@ -29,23 +29,38 @@ export interface SliceStats {
  * slice ends after the step that crosses `sliceMs`. With `stats`, each slice is counted into it.
  */
 export async function runSliced<T>(steps: Generator<void, T>, sliceMs: number, stats?: SliceStats): Promise<T> {
-  let sliceStart = performance.now();
-  const endSlice = (now: number) => {
-    if (stats === undefined) return;
-    stats.slices += 1;
-    stats.longestMs = Math.max(stats.longestMs, now - sliceStart);
+  for (;;) {
+    const sliceStart = performance.now();
+    const step = runSlice(steps, sliceMs, sliceStart);
+    if (stats !== undefined) {
+      stats.slices += 1;
+      stats.longestMs = Math.max(stats.longestMs, performance.now() - sliceStart);
+    }
+    if (step.done) return step.value;
+    await nextTurn();
+  }
+}
+
+/**
+ * Runs `steps` in slices as runSliced does, in turns that do not keep the process alive: work done
+ * ahead of need (a warm-up), which an app that has finished should not wait for. A step that
+ * throws ends the run quietly: the work it readied is done again, and reported, where it is needed.
+ */
+export function runSlicedUnref(steps: Generator<void>, sliceMs: number): void {
+  const turn = () => {
+    try {
+      if (!runSlice(steps, sliceMs, performance.now()).done) setImmediate(turn).unref();
+    } catch {
+      // Left to the real use, which reports it.
+    }
   };
+  setImmediate(turn).unref();
+}
+
+/** Runs steps until the generator ends or a step ends `sliceMs` or more after `sliceStart`. */
+function runSlice<T>(steps: Generator<void, T>, sliceMs: number, sliceStart: number): IteratorResult<void, T> {
   for (;;) {
     const step = steps.next();
-    if (step.done) {
-      endSlice(performance.now());
-      return step.value;
-    }
-    const now = performance.now();
-    if (now - sliceStart >= sliceMs) {
-      endSlice(now);
-      await nextTurn();
-      sliceStart = performance.now();
-    }
+    if (step.done || performance.now() - sliceStart >= sliceMs) return step;
   }
 }

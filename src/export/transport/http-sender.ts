@@ -6,7 +6,7 @@ import { createAgent } from './dispatcher.js';
 import { MAX_REPLY_BYTES, type Outgoing, type Transport, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
 import type { OriginTls } from './origin-tls.js';
 import type { ProxySettings } from './proxy.js';
-import { loadUndici } from './undici-parts.js';
+import { loadUndici, loadUndiciInSteps } from './undici-parts.js';
 
 export interface SenderOptions {
   /** Per-request timeout: connect, headers, body, and the whole attempt. */
@@ -298,8 +298,9 @@ export class HttpSender {
     }
   }
 
-  /** Loads the HTTP client now (see the uploads' warm-up, uploads.ts) instead of at the first upload. */
-  prepare(): void {
+  /** Loads the HTTP client in steps (the uploads' warm-up, uploads.ts) instead of at the first upload. */
+  *prepare(): Generator<void> {
+    yield* loadUndiciInSteps();
     this.getDispatcher();
   }
 
