@@ -27,6 +27,7 @@ import { countOption } from './lib/args.mjs';
 import { BIG_APP as APP, BIG_APP_CONTENDERS, BIG_APP_SHAPES } from './lib/big-app.mjs';
 import { BENCH, REPO } from './lib/contenders.mjs';
 import { interleave } from './lib/interleave.mjs';
+import { threadSchedstat } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
 import { render, spread } from './lib/table.mjs';
@@ -97,7 +98,7 @@ function threadTimes(pid) {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const [runNs, waitNs] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      const { runNs, waitNs } = threadSchedstat(pid, tid);
       const group = times[tid === String(pid) ? 'main' : comm === 'V8Worker' ? 'v8Workers' : 'other'];
       group.runNs += runNs;
       group.waitNs += waitNs;

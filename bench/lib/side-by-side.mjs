@@ -17,7 +17,13 @@ import { launchApp } from './app.mjs';
 import { ratio } from './stats.mjs';
 import { wrk } from './wrk.mjs';
 
-const threadCpuNs = (pid, tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+/** A thread's nanoseconds on a CPU and runnable but waiting for one (Linux schedstat); throws once it is gone. */
+export function threadSchedstat(pid, tid) {
+  const [runNs, waitNs] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { runNs, waitNs };
+}
+
+const threadCpuNs = (pid, tid) => threadSchedstat(pid, tid).runNs;
 
 /** Nanoseconds on CPU of every thread of `pid` (Linux schedstat); NaN where there is none. */
 export function processCpuNs(pid) {
