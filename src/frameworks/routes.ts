@@ -21,14 +21,24 @@ const PARTIAL_ROUTE_SPANS: readonly (readonly [attribute: string, types: readonl
   ['restify.type', ['middleware']],
 ];
 
-function routeOf(attributes: Record<string, unknown> | undefined): string | undefined {
+/**
+ * The route a span's attributes name, if it is a request's. Runs twice for every span (its start
+ * and its end), so the common case — no route attribute at all — is two property reads, and
+ * nothing is allocated.
+ */
+export function routeOf(attributes: Readonly<Record<string, unknown>> | undefined): string | undefined {
   if (attributes === undefined) return undefined;
-  if (PARTIAL_ROUTE_SPANS.some(([attribute, types]) => types.includes(attributes[attribute] as string))) return undefined;
-  for (const key of ROUTE_ATTRIBUTES) {
-    const route = attributes[key];
-    if (typeof route === 'string' && route !== '') return route;
+  let route: string | undefined;
+  for (let i = 0; i < ROUTE_ATTRIBUTES.length && route === undefined; i++) {
+    const value = attributes[ROUTE_ATTRIBUTES[i]!];
+    if (typeof value === 'string' && value !== '') route = value;
   }
-  return undefined;
+  if (route === undefined) return undefined;
+  for (let i = 0; i < PARTIAL_ROUTE_SPANS.length; i++) {
+    const [attribute, types] = PARTIAL_ROUTE_SPANS[i]!;
+    if (types.includes(attributes[attribute] as string)) return undefined;
+  }
+  return route;
 }
 
 /** The name the http instrumentation gives a server span until it knows the route: the method. */
