@@ -4,8 +4,9 @@
 //
 // bench/apps/big-app.cjs — 4 000 functions in chains 8 deep, every request a different chain — as
 // an ordinary module and compiled with `new Function` (BIG_APP_EVAL=1), bare and with pyro-run
-// (10 s windows, so a run holds several), with profiles off (the tracing alone), and with only
-// pyro-run's preload loaded, its agent skipped. Each run has two phases on one process:
+// (10 s windows, so a run holds several), with profiles off (the tracing alone), with profiles off
+// and V8's sampler alone beside it (V8's profiler over the tracing, none of pyro-run's profiling),
+// and with only pyro-run's preload loaded, its agent skipped. Each run has two phases on one process:
 // - stall: for S seconds a paced load (wrk, 8 connections, each pausing 20 ms between requests:
 //   ~370 req/s, well below what either contender serves), so the event loop idles between
 //   requests and its delay (bench/probes/loop-delay.mjs, the worst per 250 ms slice) is the

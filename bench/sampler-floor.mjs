@@ -10,7 +10,7 @@
 // contender's requests per CPU second over bare's (1.00 = free), median (min–max) over rounds.
 import path from 'node:path';
 import { countOption } from './lib/args.mjs';
-import { BENCH } from './lib/contenders.mjs';
+import { BENCH, SAMPLER_ALONE } from './lib/contenders.mjs';
 import { sideBySide } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
@@ -26,7 +26,7 @@ const SHAPES = [
   { id: 'big app, module', app: 'apps/big-app.cjs', env: { BIG_APP_EVAL: '0' } },
   { id: 'big app, new Function', app: 'apps/big-app.cjs', env: { BIG_APP_EVAL: '1' } },
 ];
-const SAMPLER = { id: 'sampler', label: 'V8 sampler alone, 10 ms', preload: ['--import', path.join(BENCH, 'contenders/sampler-alone.mjs')], env: {} };
+const SAMPLER = SAMPLER_ALONE;
 const SAMPLER_1S = { ...SAMPLER, id: 'sampler-1s', label: 'V8 sampler alone, 1 s', env: { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000000' } };
 const BARE = { id: 'node', label: 'bare node', preload: [], env: {} };
 const contenders = [SAMPLER, SAMPLER_1S];

@@ -66,6 +66,12 @@ export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY].find((c) => c.id === i
  */
 export const preloadOnly = (script) => ({ id: 'pyro-skip', label: 'pyro-run preloaded, agent skipped', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_SKIP: path.basename(script) } });
 
+/**
+ * V8's sampling profiler alone, as @datadog/pprof drives it (contenders/sampler-alone.mjs): no
+ * span contexts, no export — what any V8-based Node profiler costs before pyro-run's part.
+ */
+export const SAMPLER_ALONE = { id: 'sampler', label: 'V8 sampler alone, 10 ms', preload: ['--import', path.join(BENCH, 'contenders/sampler-alone.mjs')], env: {} };
+
 /** The runner's environment without anything that would configure a contender behind our back. */
 export function cleanEnv() {
   const env = {};
