@@ -26,10 +26,9 @@ const SHAPES = [
   { id: 'big app, module', app: 'apps/big-app.cjs', env: { BIG_APP_EVAL: '0' } },
   { id: 'big app, new Function', app: 'apps/big-app.cjs', env: { BIG_APP_EVAL: '1' } },
 ];
-const SAMPLER = SAMPLER_ALONE;
-const SAMPLER_1S = { ...SAMPLER, id: 'sampler-1s', label: 'V8 sampler alone, 1 s', env: { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000000' } };
+const SAMPLER_1S = { ...SAMPLER_ALONE, id: 'sampler-1s', label: 'V8 sampler alone, 1 s', env: { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000000' } };
 const BARE = { id: 'node', label: 'bare node', preload: [], env: {} };
-const contenders = [SAMPLER, SAMPLER_1S];
+const contenders = [SAMPLER_ALONE, SAMPLER_1S];
 
 /** A contender running the app in `shape` (its env on top of the contender's). */
 const withShape = (c, shape) => ({ ...c, env: { ...c.env, ...shape.env } });

@@ -26,7 +26,7 @@ const PARTIAL_ROUTE_SPANS: readonly (readonly [attribute: string, types: readonl
  * and its end), so the common case — no route attribute at all — is two property reads, and
  * nothing is allocated.
  */
-export function routeOf(attributes: Readonly<Record<string, unknown>> | undefined): string | undefined {
+export function routeOfAttributes(attributes: Readonly<Record<string, unknown>> | undefined): string | undefined {
   if (attributes === undefined) return undefined;
   let route: string | undefined;
   for (let i = 0; i < ROUTE_ATTRIBUTES.length && route === undefined; i++) {
@@ -69,12 +69,12 @@ export function tellRoute(context: Context, route: string, traceId?: string): vo
  */
 export class RouteFromSpans implements SpanProcessor {
   onStart(span: Span, parentContext: Context): void {
-    const route = routeOf((span as unknown as ReadableSpan).attributes);
+    const route = routeOfAttributes((span as unknown as ReadableSpan).attributes);
     if (route !== undefined) tellRoute(parentContext, route, span.spanContext().traceId);
   }
 
   onEnd(span: ReadableSpan): void {
-    const route = routeOf(span.attributes);
+    const route = routeOfAttributes(span.attributes);
     if (route !== undefined) tellRoute(otelApi().context.active(), route, span.spanContext().traceId);
   }
 

@@ -1,11 +1,11 @@
 /**
- * routeOf: which spans name their request's route. The local root is named by it (profiles' span
- * names, the report's endpoints), so a mount path taken for a route would merge every request
- * under `/`, and a route missed would leave them all under `GET`.
+ * routeOfAttributes: which spans name their request's route. The local root is named by it
+ * (profiles' span names, the report's endpoints), so a mount path taken for a route would merge
+ * every request under `/`, and a route missed would leave them all under `GET`.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { routeOf } from '../../src/frameworks/routes.js';
+import { routeOfAttributes } from '../../src/frameworks/routes.js';
 
 const CASES: readonly [rule: string, attributes: Record<string, unknown> | undefined, route: string | undefined][] = [
   ['a span without attributes names none', undefined, undefined],
@@ -23,10 +23,10 @@ const CASES: readonly [rule: string, attributes: Record<string, unknown> | undef
   ["connect's request handler names its route", { 'http.route': '/users/:id', 'connect.type': 'request_handler' }, '/users/:id'],
 ];
 
-describe('routeOf', () => {
+describe('routeOfAttributes', () => {
   for (const [rule, attributes, route] of CASES) {
     it(rule, () => {
-      assert.equal(routeOf(attributes), route);
+      assert.equal(routeOfAttributes(attributes), route);
     });
   }
 });
