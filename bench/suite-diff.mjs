@@ -7,7 +7,8 @@
 // /tmp/host/node_modules/express) — and install its dev dependencies there; keep it out of this
 // repository. Without a command, the checkout's `npm test` script is used when it runs mocha,
 // `node --test` or borp (made to print TAP); any other runner needs the command given after `--`
-// (fastify: `-- npx borp --reporter tap`, its `npm test` lints first).
+// (fastify: `-- npx borp --reporter tap`, its `npm test` lints first). Runners that print no TAP
+// have an adapter in bench/suite-tap/ (node-postgres's own runner, poku's report).
 //
 // Both runs use the Node that runs this script (its folder first on PATH, so `npx` and `node` in
 // the command are the same) and record locally into a temporary folder (nothing is sent, nothing

@@ -69,3 +69,45 @@ export function tally(results) {
   for (const { outcome } of results) counts[outcome]++;
   return counts;
 }
+
+/** One TAP result line; `#` and `\` in the name escaped as TAP wants them. */
+export function tapLine(number, name, outcome) {
+  const escaped = name.replace(/[#\\]/g, '\\$&');
+  return outcome === 'skip' ? `ok ${number} - ${escaped} # SKIP` : `${outcome === 'pass' ? 'ok' : 'not ok'} ${number} - ${escaped}`;
+}
+
+// node-postgres's own runner (packages/pg/test/suite.js) writes each test as `  <name> ` followed by
+// `✔`, `? - SKIPPED` or `FAILED!`, and ends the file's process at the first failure.
+const PG_TEST = /^ {2}(.*) (✔|\? - SKIPPED|FAILED!)$/;
+const PG_OUTCOME = { '✔': 'pass', '? - SKIPPED': 'skip', 'FAILED!': 'fail' };
+
+/**
+ * The results of one node-postgres test file run as its Makefile runs it (`node <file>`): each test
+ * it printed, named `<file> › <test>`, then the file itself, passing only when it exited with 0.
+ */
+export function pgFileResults(file, stdout, exitCode) {
+  const results = [];
+  for (const line of stdout.split('\n')) {
+    const match = PG_TEST.exec(line);
+    if (match) results.push({ name: `${file} › ${match[1]}`, outcome: PG_OUTCOME[match[2]] });
+  }
+  results.push({ name: `${file} (exit ${exitCode})`, outcome: exitCode === 0 ? 'pass' : 'fail' });
+  return results;
+}
+
+/** poku's compact reporter: ` PASS  <file>`, ` FAIL  <file>` or ` SKIP  <file>` per test file, in colour. */
+const POKU_FILE = /^\s*(PASS|FAIL|SKIP)\s+(\S+)\s*$/;
+const POKU_OUTCOME = { PASS: 'pass', FAIL: 'fail', SKIP: 'skip' };
+
+/** The test files' results out of poku's compact report. */
+export function pokuResults(text) {
+  const results = [];
+  for (const line of text.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+    const match = POKU_FILE.exec(line);
+    if (match) results.push({ name: match[2], outcome: POKU_OUTCOME[match[1]] });
+  }
+  return results;
+}
+
+/** `results` as TAP, numbered in order. */
+export const toTap = (results) => [...results.map((r, i) => tapLine(i + 1, r.name, r.outcome)), `1..${results.length}`].join('\n');

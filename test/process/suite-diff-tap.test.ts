@@ -16,6 +16,9 @@ interface Tap {
   parseTap(text: string): Result[];
   compareRuns(without: Result[], withAgent: Result[]): { name: string; without: string; with: string }[];
   tally(results: Result[]): Record<string, number>;
+  pgFileResults(file: string, stdout: string, exitCode: number | string): Result[];
+  pokuResults(text: string): Result[];
+  toTap(results: Result[]): string;
 }
 const tap = (await import(pathToFileURL(path.join(repoRoot, 'bench/lib/tap.mjs')).href)) as Tap;
 
@@ -84,4 +87,35 @@ test('two runs compared: changed outcomes and tests that ran in one run only; co
   ]);
   assert.deepEqual(tap.compareRuns(without, without), []);
   assert.deepEqual(tap.tally(withAgent), { tests: 3, pass: 2, fail: 1, skip: 0, todo: 0 });
+});
+
+test("node-postgres's runner: each printed test and the file's exit are results; a failure ends the file", () => {
+  const stdout = ['', '  simple query ✔', '  copy to \u2026 ? - SKIPPED', '  can connect with ssl FAILED!', '', 'Error: no SSL', '  at x (a.js:1:1)'].join('\n');
+  assert.deepEqual(tap.pgFileResults('test/integration/client/ssl-tests.js', stdout, 255), [
+    { name: 'test/integration/client/ssl-tests.js › simple query', outcome: 'pass' },
+    { name: 'test/integration/client/ssl-tests.js › copy to \u2026', outcome: 'skip' },
+    { name: 'test/integration/client/ssl-tests.js › can connect with ssl', outcome: 'fail' },
+    { name: 'test/integration/client/ssl-tests.js (exit 255)', outcome: 'fail' },
+  ]);
+  assert.deepEqual(tap.pgFileResults('a-tests.js', '  one ✔\n', 0), [
+    { name: 'a-tests.js › one', outcome: 'pass' },
+    { name: 'a-tests.js (exit 0)', outcome: 'pass' },
+  ]);
+});
+
+test("poku's compact report: one result per file, its colours and summary lines ignored", () => {
+  const text = [
+    '\x1b[2m\x1b[1m PASS \x1b[0m test/unit/test-packet.test.mts',
+    ' FAIL  test/integration/test-server-close.test.mts',
+    ' SKIP  test/global/test-#82.test.mts',
+    '      \u2718 Assertion Error',
+    '\x1b[42m\x1b[1m PASS \u203a 221 \x1b[0m \x1b[101m\x1b[1m FAIL \u203a 6 \x1b[0m',
+  ].join('\n');
+  const results = tap.pokuResults(text);
+  assert.deepEqual(results, [
+    { name: 'test/unit/test-packet.test.mts', outcome: 'pass' },
+    { name: 'test/integration/test-server-close.test.mts', outcome: 'fail' },
+    { name: 'test/global/test-#82.test.mts', outcome: 'skip' },
+  ]);
+  assert.deepEqual(tap.parseTap(tap.toTap(results)), results, 'the TAP written reads back as the same results, # in a name included');
 });
