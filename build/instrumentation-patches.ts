@@ -22,6 +22,13 @@ export interface FilePatches {
   patches: readonly SourcePatch[];
 }
 
+/**
+ * Frames a wrapped call puts between the library's caller and the library's function: the
+ * instrumentation's wrapper, and the wrap guard's two around it (`guarded` and `through` in
+ * src/tracing/instrumentation-guard.ts).
+ */
+const WRAPPED_CALL_FRAMES = 3;
+
 /** A response that is an EventEmitter: the instrumentations listen for its 'close'. */
 const HAS_ONCE = 'typeof res?.once === "function"';
 
@@ -140,6 +147,17 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: 'the same, on the way in',
         find: 'try {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
         replace: 'if (wrappedNextFn !== void 0 && req?.next === args[callbackIdx]) req.next = wrappedNextFn;\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-knex',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "knex's `asyncStackTraces` cut a fixed number of frames (`_asyncStack.lines`) off the stack taken in a raw or schema builder, so the app's call was replaced by the wrapper's frames",
+        find: 'const builder = original.apply(this, arguments);\n\t\t\tObject.defineProperty(builder, contextSymbol',
+        replace: `const builder = original.apply(this, arguments);\n\t\t\tif (typeof builder?._asyncStack?.lines === "number") builder._asyncStack.lines += ${WRAPPED_CALL_FRAMES};\n\t\t\tObject.defineProperty(builder, contextSymbol`,
       },
     ],
   },

@@ -44,27 +44,37 @@ function invoke(target: AnyFunction, self: unknown, args: unknown[], newTarget: 
   return newTarget === undefined ? Reflect.apply(target, self, args) : Reflect.construct(target, args, newTarget);
 }
 
-/** The library's function as the wrapper sees it: the same function, recording into its call. */
+/**
+ * The library's function as the wrapper sees it: the same function, recording into its call.
+ * It calls the library's function itself (Reflect's calls leave no frame), so that a stack taken
+ * inside a guarded call holds one frame of the guard's on each side of the instrumentation's
+ * wrapper: V8 keeps 10 frames by default (`Error.stackTraceLimit`), and every frame of ours there
+ * is one of the app's gone — knex's `asyncStackTraces`, which cuts a fixed number of frames off a
+ * stack taken in its builders, would show our frames instead of the app's call.
+ */
 function passThrough(original: AnyFunction): AnyFunction {
-  const run = (self: unknown, args: unknown[], newTarget: AnyFunction | undefined): unknown => {
+  const through = mirror(function (this: unknown, ...args: unknown[]) {
+    const newTarget = new.target === through ? original : new.target;
     const call = active;
-    if (call?.original !== original) return invoke(original, self, args, newTarget);
-    active = undefined;
+    // A call outside the guarded call that made it (the wrapper calling the library later) records nothing.
+    const recording = call !== undefined && call.original === original;
+    if (recording) active = undefined;
     try {
-      const value = invoke(original, self, args, newTarget);
-      call.ended = 'returned';
-      call.outcome = value;
+      const value = newTarget === undefined ? Reflect.apply(original, this, args) : Reflect.construct(original, args, newTarget);
+      if (recording) {
+        call.ended = 'returned';
+        call.outcome = value;
+      }
       return value;
     } catch (error) {
-      call.ended = 'threw';
-      call.outcome = error;
+      if (recording) {
+        call.ended = 'threw';
+        call.outcome = error;
+      }
       throw error;
     } finally {
-      active = call;
+      if (recording) active = call;
     }
-  };
-  const through = mirror(function (this: unknown, ...args: unknown[]) {
-    return run(this, args, new.target === through ? original : new.target);
   }, original);
   return through;
 }
@@ -97,26 +107,28 @@ export function wrapGuard(onFailure: OnFailure): WrapGuard {
     // A wrapper factory that declines hands back the original: keep its identity.
     if (wrapped === through) return original;
     if (typeof wrapped !== 'function') return wrapped;
-    const run = (self: unknown, args: unknown[], newTarget: AnyFunction | undefined): unknown => {
+    const fn = wrapped as AnyFunction;
+    // The wrapper failed: judged outside the guarded function, whose frame is on every call's stack.
+    const recover = (call: Call, error: unknown, self: unknown, args: unknown[], newTarget: AnyFunction | undefined): unknown => {
+      if (call.ended === 'threw' && call.outcome === error) throw error;
+      onFailure(owner, name, error);
+      if (call.ended === 'returned') return call.outcome;
+      if (call.ended === 'threw') throw call.outcome;
+      active = undefined;
+      return invoke(original, self, args, newTarget === guarded ? original : newTarget);
+    };
+    const guarded: AnyFunction = mirror(function (this: unknown, ...args: unknown[]) {
       const outer = active;
       const call: Call = { original, ended: undefined, outcome: undefined };
       active = call;
       try {
-        return invoke(wrapped as AnyFunction, self, args, newTarget);
+        return new.target === undefined ? Reflect.apply(fn, this, args) : Reflect.construct(fn, args, new.target);
       } catch (error) {
-        if (call.ended === 'threw' && call.outcome === error) throw error;
-        onFailure(owner, name, error);
-        if (call.ended === 'returned') return call.outcome;
-        if (call.ended === 'threw') throw call.outcome;
-        active = undefined;
-        return invoke(original, self, args, newTarget === guarded ? original : newTarget);
+        return recover(call, error, this, args, new.target);
       } finally {
         active = outer;
       }
-    };
-    const guarded: AnyFunction = mirror(function (this: unknown, ...args: unknown[]) {
-      return run(this, args, new.target);
-    }, wrapped as AnyFunction);
+    }, fn);
     return guarded;
   };
 }

@@ -160,6 +160,27 @@ test('a constructor whose wrapper throws before constructing: new gives the libr
   assert.equal(failures.length, 1);
 });
 
+test("a stack taken in the library's function holds the wrapper's frame and two of the guard's before the app's caller (V8 keeps 10 frames; the knex fix counts on 3)", () => {
+  function library(): string[] {
+    return (new Error('here').stack ?? '').split('\n').map((line) => line.trim());
+  }
+  const { fn } = guarded(library, (original) =>
+    function instrumentationWrapper(this: unknown, ...args: unknown[]) {
+      return (original as Fn).apply(this, args);
+    },
+  );
+  function appCaller(): string[] {
+    return fn() as string[];
+  }
+  const frames = appCaller();
+  const at = (name: string) => frames.findIndex((line) => line.startsWith(`at ${name} `));
+  assert.ok(at('library') > 0 && at('appCaller') > at('library'), frames.join('\n'));
+  const between = frames.slice(at('library') + 1, at('appCaller'));
+  assert.equal(between.length, 3, between.join('\n'));
+  // The guard's frames carry the names of the functions they stand for.
+  assert.equal(between.filter((line) => line.includes(`${path.sep}tracing${path.sep}instrumentation-guard.js:`)).length, 2, between.join('\n'));
+});
+
 test('nested and recursive guarded calls each judge their own library call', () => {
   const seen: string[] = [];
   // inner: its wrapper fails before the library; outer's library calls inner and then throws its own error.

@@ -74,6 +74,16 @@ test("http: a server fed mock requests (server.emit('request', req, res)) hands 
   assert.match(warnings[0] ?? '', /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/);
 });
 
+test("knex's asyncStackTraces: a failed query's stack starts at the app's call, for raw, query and schema builders", async () => {
+  const { bare, agent, warnings } = await observe('knex async stack traces');
+  const [raw, query, schema] = bare as string[][];
+  assert.deepEqual(raw?.slice(0, 2), ['at Object.raw', 'at knex.value']);
+  assert.deepEqual(query, ['at Object.queryBuilder', 'at createQueryBuilder', 'at knex']);
+  assert.equal(schema?.[0], 'at knex.get');
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
   const patch = { why: 'w', find: 'a(1);', replace: 'b(1);' };
   assert.equal(patchSource('x; a(1); y', 'f.cjs', [patch]), 'x; b(1); y');
