@@ -11,18 +11,19 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentation-patches.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
+import { freePort } from '../support/local-server.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-transparency-');
 const APP = fixture('apps/library-expectations.cjs');
 
 /**
- * What the fixture printed for `name`, bare and with the agent (recording locally into a scratch
- * folder), and the agent's lines on stderr (bare, stderr must be empty).
+ * What the fixture printed for `name` (given `caseArgs`), bare and with the agent (recording locally
+ * into a scratch folder), and the agent's lines on stderr (bare, stderr must be empty).
  */
-async function observe(name: string, agentEnv: Record<string, string> = {}): Promise<{ bare: unknown; agent: unknown; warnings: string[] }> {
+async function observe(name: string, agentEnv: Record<string, string> = {}, caseArgs: string[] = []): Promise<{ bare: unknown; agent: unknown; warnings: string[] }> {
   const run = async (args: string[], env: Record<string, string>) => {
-    const child = runNode([...args, APP, name], { env });
+    const child = runNode([...args, APP, name, ...caseArgs], { env });
     const exit = await child.exit();
     assert.equal(exit.code, 0, `${name}${args.length ? ' with the agent' : ''}: ${child.stdout}${child.stderr}`);
     return { printed: JSON.parse(child.stdout) as unknown, stderr: child.stderr.split('\n').filter((line) => line !== '') };
@@ -75,7 +76,8 @@ test("http: a server fed mock requests (server.emit('request', req, res)) hands 
 });
 
 test("knex's asyncStackTraces: a failed query's stack starts at the app's call, for raw, query and schema builders", async () => {
-  const { bare, agent, warnings } = await observe('knex async stack traces');
+  // A port nothing listens on: every query fails at once.
+  const { bare, agent, warnings } = await observe('knex async stack traces', {}, [String(await freePort())]);
   const [raw, query, schema] = bare as string[][];
   assert.deepEqual(raw?.slice(0, 2), ['at Object.raw', 'at knex.value']);
   assert.deepEqual(query, ['at Object.queryBuilder', 'at createQueryBuilder', 'at knex']);
