@@ -4,7 +4,12 @@ import { buildHeapProfile, type HeapBindings, heapBindings } from './heap-profil
 import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
 
-/** CallbackMode.Interrupt of @datadog/pprof: the callback runs at the limit even in a loop that never yields. */
+/**
+ * CallbackMode.Interrupt of @datadog/pprof: the callback runs at the limit even in code that never
+ * returns to the event loop, as soon as a function is entered (an await's resumption counts). A
+ * loop V8 has optimized with every call inlined enters none: it runs on to the raised limit and
+ * the process dies without the callback (docs/memory.md).
+ */
 const CALLBACK_INTERRUPT = 2;
 /**
  * How far the heap limit is raised, once, so that the profile of the moment can be built, encoded
