@@ -92,9 +92,10 @@ export function boot(config: Config, log: Logger): Started {
         linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
         const frameSlot = time.frameSlot;
         linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, time.globalSlot);
-        startClientHooks(linking.owner, log);
       }
       tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
+      // After tracing: its require hook must not exist while startTracing loads exporters (see there).
+      if (linking) startClientHooks(linking.owner, log);
     } catch (error) {
       tracing = undefined;
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { AppOtel } from '../app-otel/attach.js';
 import { registered } from '../app-otel/globals.js';
 import { TracerSwitch } from '../app-otel/tracer-switch.js';
@@ -16,7 +16,7 @@ import { installedFrom, loadInstrumentations, selectInstrumentations } from './i
 import { type Logger, reason } from '../log.js';
 import type { LinkContext } from '../span-link/linking.js';
 import { diagFromEnv, propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
-import { otelApi, otelInstrumentation, otelSdkTrace } from '../vendor.js';
+import { otelApi, otelCore, otelInstrumentation, otelSdkTrace } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
 
@@ -55,7 +55,7 @@ function exportProcessors(options: TracingOptions): { batcher?: SpanBatcher; pro
   let batcher: SpanBatcher | undefined;
   for (const name of traces.exporters) {
     if (name === 'console') processors.push(new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }));
-    else if (traces.protocol === 'grpc') processors.push(grpcProcessor(traces));
+    else if (traces.protocol === 'grpc') processors.push(grpcProcessor(traces, options.log));
     else batcher = spanBatcher(options);
   }
   return { batcher, processors };
@@ -79,10 +79,27 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
 }
 
 /** OTLP/gRPC: the OpenTelemetry exporter, which reads its own OTEL_EXPORTER_OTLP_* settings. */
-function grpcProcessor(traces: Config['traces']): SpanProcessor {
+function grpcProcessor(traces: Config['traces'], log: Logger): SpanProcessor {
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
   const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
-  return new (otelSdkTrace().BatchSpanProcessor)({ exporter, ...traces.batch });
+  return new (otelSdkTrace().BatchSpanProcessor)({ exporter: failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log), ...traces.batch });
+}
+
+/**
+ * An exporter of the SDK's whose failures are told as ours are: the SDK reports them only to its
+ * diag logger, silent unless OTEL_LOG_LEVEL is set, so spans would be lost without a word.
+ */
+function failuresTold(exporter: SpanExporter, what: string, log: Logger): SpanExporter {
+  const { ExportResultCode } = otelCore();
+  return {
+    export: (spans, done) =>
+      exporter.export(spans, (result) => {
+        if (result.code !== ExportResultCode.SUCCESS) log.warnOnce(what, `${what} failed (${reason(result.error)}); dropping ${spans.length} spans`);
+        done(result);
+      }),
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
 }
 
 /**
@@ -136,14 +153,20 @@ export function startTracing(options: TracingOptions): Tracing {
   // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
   // loader breaks `--require` + `-e` (its load hook is handed the `module` builtin as a path).
   if (process.argv[1] !== undefined) registerEsmHook();
+  // Metrics and logs from the NodeSDK, which builds those pipelines from env; first, so the
+  // instrumentations find its meter provider registered, and so its modules load before the
+  // instrumentations' require hook exists (below).
+  const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(config) : undefined;
+  // The first instrumentation constructed installs the require hook (require-in-the-middle), which
+  // remembers every module required through it from then on, patched or not: a module our own code
+  // loads before its instrumentation is registered (node:http under the gRPC exporter) would stay
+  // unpatched for the app too. So everything of ours is loaded above, and the instrumentations of
+  // the app's modules, pyro-run's client hooks (boot.ts) and the app-otel watch come after.
   const selection = selectInstrumentations(env, installedFrom(options.appDirs, env), { metrics: config.metricsRequested });
   if (selection.unknown.length > 0) log.warn(`unknown instrumentations in OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS: ${selection.unknown.join(', ')}`);
   const instrumentations = loadInstrumentations(selection.names, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
   routerYieldsToExpress(instrumentations);
   log.debug(`instrumentations: ${selection.names.join(', ')}`);
-  // Metrics and logs from the NodeSDK, which builds those pipelines from env; first, so the
-  // instrumentations find its meter provider registered.
-  const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(config) : undefined;
   otelInstrumentation().registerInstrumentations({ instrumentations });
 
   const consumers = present([options.linkProcessor, batcher, ...processors]);

@@ -1,10 +1,12 @@
-/** Spans reach the collector in each OTLP/HTTP encoding, linked the same way. */
+/** Spans reach the collector in each OTLP encoding and over OTLP/gRPC, linked the same way. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fixture, runCli } from '../support/child.js';
+import { freePort } from '../support/local-server.js';
+import { startGrpcCollector } from '../support/grpc-collector.js';
 import { assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { load } from '../support/load.js';
-import { startReceiver } from '../support/receiver.js';
+import { OtlpSpanKind, startReceiver } from '../support/receiver.js';
 
 const variants = [
   { protocol: 'http/protobuf', encoding: 'protobuf', gzip: false, env: {} },
@@ -87,6 +89,46 @@ test('OTEL_TRACES_EXPORTER=otlp,console, as a list from the OTel docs: every spa
     // ConsoleSpanExporter prints each span as an object literal: its `id` and `traceId` as hex strings.
     for (const span of spans) assert.match(app.stdout, new RegExp(`traceId: '${span.traceId}',[^}]*?id: '${span.spanId}'`));
     assertLinked(receiver, 'both-ways');
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('traces over OTLP/gRPC, as the OTel docs set a collector on 4317: the HTTP spans reach it linked, with OTEL_EXPORTER_OTLP_HEADERS as metadata', async () => {
+  const receiver = await startReceiver();
+  const collector = await startGrpcCollector();
+  try {
+    const env = { ...linkedEnv(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20grpc-token,x-team=checkout' };
+    const app = runCli(['--service-name', 'grpc-check', '--', fixture('apps/server.mjs')], { env });
+    const port = (await app.line(/listening (\d+)/))[1];
+    await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
+    app.process.kill('SIGTERM');
+    assert.equal((await app.exit()).signal, 'SIGTERM');
+    assert.doesNotMatch(app.stderr, /warning/);
+    assert.doesNotMatch(app.stderr, /grpc-token/);
+    assert.equal(receiver.traceExports.length, 0, 'no span went over OTLP/HTTP');
+    assert.equal(collector.spans().filter((span) => span.kind === OtlpSpanKind.Server).length, 12);
+    for (const { metadata } of collector.exports) assert.deepEqual([metadata.authorization, metadata['x-team']], ['Bearer grpc-token', 'checkout']);
+    assertLinked(receiver, 'grpc-check', collector.spans());
+  } finally {
+    await Promise.all([receiver.close(), collector.close()]);
+  }
+});
+
+test('an OTLP/gRPC collector that is not there: one warning naming it, and the app runs and ends as without the agent', async () => {
+  const receiver = await startReceiver();
+  try {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const env = { ...linkedEnv(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
+    const app = runCli(['--service-name', 'grpc-gone', '--', fixture('apps/server.mjs')], { env });
+    const port = (await app.line(/listening (\d+)/))[1];
+    await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
+    app.process.kill('SIGTERM');
+    assert.equal((await app.exit()).signal, 'SIGTERM');
+    const warnings = app.stderr.split('\n').filter((line) => line.includes('warning'));
+    assert.equal(warnings.length, 1, app.stderr);
+    assert.ok(warnings[0]!.includes(`spans upload over OTLP/gRPC to ${endpoint} failed`), warnings[0]);
+    assert.ok(receiver.ingests.length > 0, 'profiles still arrive');
   } finally {
     await receiver.close();
   }

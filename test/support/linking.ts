@@ -110,11 +110,12 @@ export function cpuIngests(receiver: Receiver): IngestRecord[] {
  *   its span_name is that span's final name (route template, not URL);
  * - profiles are filed under the spans' service.name; the CPU profile lands as process_cpu with a
  *   cpu/nanoseconds period.
+ * `spans`: those a collector other than the receiver took (OTLP/gRPC).
  */
-export function assertLinked(receiver: Receiver, serviceName: string): void {
-  const servers = serverSpans(receiver);
+export function assertLinked(receiver: Receiver, serviceName: string, spans: readonly DecodedSpan[] = receiver.spans): void {
+  const servers = spans.filter((span) => span.kind === OtlpSpanKind.Server);
   assert.ok(servers.length > 0, 'no HTTP server spans were exported');
-  const byId = new Map(receiver.spans.map((span) => [span.spanId, span]));
+  const byId = new Map(spans.map((span) => [span.spanId, span]));
   for (const span of servers) {
     const parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
     assert.equal(parent, undefined, `server span ${span.name} should be a local root`);
