@@ -53,10 +53,15 @@ function resourceOf(serviceName: string, detectorNames: DetectorName[]) {
     process: resources.processDetector,
     serviceinstance: resources.serviceInstanceIdDetector,
   } as const;
-  return resources
+  const resource = resources
     .defaultResource()
     .merge(resources.detectResources({ detectors: detectorNames.map((name) => byName[name]) }))
     .merge(resources.resourceFromAttributes({ 'service.name': serviceName }));
+  // Some detectors answer later (host.id, read from /etc/machine-id). A resource leaves those out of
+  // its attributes until waitForAsyncAttributes() has run: the SDK's BatchSpanProcessor calls it
+  // before its first export, our span path reads the attributes directly, so it is called here once.
+  resource.waitForAsyncAttributes?.().catch(() => undefined);
+  return resource;
 }
 
 function samplerOf(spec: SamplerSpec | undefined): Sampler | undefined {
