@@ -14,6 +14,8 @@ interface Registry {
   trace?: { getDelegate?: () => object };
   context?: ContextManager;
   propagation?: TextMapPropagator;
+  /** What `diag.setLogger` stores. */
+  diag?: object;
 }
 
 /** What is registered with the OpenTelemetry API right now; absent parts are not registered. */
@@ -39,4 +41,9 @@ function delegateOf(proxy: Registry['trace']): object | undefined {
   if (proxy === undefined) return undefined;
   const delegate = typeof proxy.getDelegate === 'function' ? proxy.getDelegate() : proxy;
   return delegate.constructor?.name === 'NoopTracerProvider' ? undefined : delegate;
+}
+
+/** Whether some copy of the API has a diagnostic logger set (the app's SDK, OTEL_LOG_LEVEL's). */
+export function diagLoggerSet(): boolean {
+  return (globalThis as { [API_GLOBAL]?: Registry })[API_GLOBAL]?.diag !== undefined;
 }

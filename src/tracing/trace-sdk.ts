@@ -1,7 +1,7 @@
 import type { TextMapPropagator } from '@opentelemetry/api';
 import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Env } from '../config.js';
-import { otelApi, otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from '../vendor.js';
+import { otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from '../vendor.js';
 import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
 
 export interface TracerProviderOptions {
@@ -30,13 +30,6 @@ export function tracerProviderFromEnv(options: TracerProviderOptions): TracerPro
     spanProcessors: options.spanProcessors,
     ...(sampler ? { sampler } : {}),
   });
-}
-
-/** OTEL_LOG_LEVEL: the API's diagnostics to the console, as the NodeSDK sets them up. */
-export function diagFromEnv(env: Env): void {
-  const api = otelApi();
-  const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
-  if (logLevel && logLevel in api.DiagLogLevel) api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
 }
 
 /** OTEL_PROPAGATORS as propagators; undefined for `none`. */

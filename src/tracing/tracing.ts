@@ -15,7 +15,8 @@ import { SpanBatcher } from './span-batcher.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from '../log.js';
 import type { LinkContext } from '../span-link/linking.js';
-import { diagFromEnv, propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
+import { diagFromEnv } from './otel-diag.js';
+import { propagatorFromEnv, tracerProviderFromEnv } from './trace-sdk.js';
 import { otelApi, otelCore, otelInstrumentation, otelSdkTrace } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
@@ -86,16 +87,18 @@ function grpcProcessor(traces: Config['traces'], log: Logger): SpanProcessor {
 }
 
 /**
- * An exporter of the SDK's whose failures are told as ours are: the SDK reports them only to its
- * diag logger, silent unless OTEL_LOG_LEVEL is set, so spans would be lost without a word.
+ * An exporter of the SDK's whose failures are told as ours are, saying what was lost. The batch
+ * processor would only hand a failure to the SDK's global error handler, a bare message (told as
+ * a warning through otel-diag.ts); so a failure told here goes back to it as handled.
  */
 function failuresTold(exporter: SpanExporter, what: string, log: Logger): SpanExporter {
   const { ExportResultCode } = otelCore();
   return {
     export: (spans, done) =>
       exporter.export(spans, (result) => {
-        if (result.code !== ExportResultCode.SUCCESS) log.warnOnce(what, `${what} failed (${reason(result.error)}); dropping ${spans.length} spans`);
-        done(result);
+        if (result.code === ExportResultCode.SUCCESS) return done(result);
+        log.warnOnce(what, `${what} failed (${reason(result.error)}); dropping ${spans.length} spans`);
+        done({ code: ExportResultCode.SUCCESS });
       }),
     shutdown: () => exporter.shutdown(),
     forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
@@ -117,7 +120,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const registration = (ok: boolean, what: string) => {
     if (!ok) log.warn(`could not register pyro-run's ${what} with the OpenTelemetry API (another copy of the API set it up first); spans may go unlinked`);
   };
-  diagFromEnv(env);
+  diagFromEnv(env, log);
 
   const found = registered();
   const recording = config.local !== undefined;

@@ -1,0 +1,77 @@
+import type { DiagLogger } from '@opentelemetry/api';
+import { diagLoggerSet } from '../app-otel/globals.js';
+import type { Env } from '../config.js';
+import type { Logger } from '../log.js';
+import { otelApi } from '../vendor.js';
+
+/** Distinct OpenTelemetry errors told as warnings; more only reach debug. */
+const MAX_TOLD = 5;
+/** How much of an error's text tells two errors apart (the rest may carry ids and values). */
+const KEY_LENGTH = 60;
+
+/**
+ * OpenTelemetry's diagnostics. OTEL_LOG_LEVEL set: to the console at that level, as the NodeSDK
+ * does. Unset, OpenTelemetry would stay silent on its own failures (an exporter refused, an
+ * instrumentation's hook that threw), so its errors become pyro-run's warnings, each told once,
+ * unless the app set a diagnostic logger of its own.
+ */
+export function diagFromEnv(env: Env, log: Logger): void {
+  const api = otelApi();
+  const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
+  if (logLevel && logLevel in api.DiagLogLevel) {
+    api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
+  } else if (!diagLoggerSet()) {
+    api.diag.setLogger(errorsAsWarnings(log), { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
+  }
+}
+
+function errorsAsWarnings(log: Logger): DiagLogger {
+  const told = new Set<string>();
+  const ignore = () => undefined;
+  return {
+    error: (message, ...args) => {
+      const text = diagText(message, args);
+      const key = text.slice(0, KEY_LENGTH);
+      if (told.has(key) || told.size >= MAX_TOLD) {
+        log.debug(`OpenTelemetry: ${text}`);
+        return;
+      }
+      told.add(key);
+      log.warn(`OpenTelemetry: ${text}`);
+    },
+    warn: ignore,
+    info: ignore,
+    debug: ignore,
+    verbose: ignore,
+  };
+}
+
+/** One line from a diag call's message and arguments: errors by their message, the rest as JSON. */
+export function diagText(message: unknown, args: readonly unknown[]): string {
+  return [message, ...args].map(partText).filter((part) => part !== '').join(' ');
+}
+
+function partText(part: unknown): string {
+  if (part instanceof Error) return part.message;
+  if (typeof part === 'string') return flattenedErrorMessage(part) ?? part;
+  if (part === undefined) return '';
+  try {
+    return JSON.stringify(part) ?? String(part);
+  } catch {
+    return String(part);
+  }
+}
+
+/**
+ * The message of an error as @opentelemetry/core's global error handler logs it: flattened to a
+ * JSON object of its properties, stack first (core: common/logging-error-handler.ts).
+ */
+function flattenedErrorMessage(text: string): string | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    return typeof parsed.message === 'string' ? parsed.message : undefined;
+  } catch {
+    return undefined;
+  }
+}
