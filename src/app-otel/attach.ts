@@ -29,6 +29,8 @@ export interface Own {
   contextManager: ContextManager;
   propagator: TextMapPropagator | undefined;
   instrumentations: readonly Instrumentation[];
+  /** Takes pyro-run's diagnostic logger out; undefined when it set none. */
+  releaseDiag: (() => void) | undefined;
 }
 
 /**
@@ -95,6 +97,7 @@ export class AppOtel {
           api.propagation.disable();
           return api.propagation.setGlobalPropagator(propagator);
         },
+        diagLogger: () => own.releaseDiag?.(),
       },
     );
   }

@@ -20,12 +20,15 @@ export interface AppOtelEvents {
   tracerProvider(provider: object): boolean;
   contextManager(manager: ContextManager): boolean;
   propagator(propagator: TextMapPropagator): boolean;
+  /** The app sets a diagnostic logger; its own call then runs as it would without pyro-run. */
+  diagLogger(): void;
 }
 
 interface ApiExports {
   trace?: object;
   context?: object;
   propagation?: object;
+  diag?: object;
 }
 
 const WATCHED = Symbol('pyro-run watched');
@@ -47,6 +50,10 @@ export function watchAppOtel(events: AppOtelEvents): Instrumentation {
     intercept(exports.trace, 'setGlobalTracerProvider', (value) => events.tracerProvider(value as object));
     intercept(exports.context, 'setGlobalContextManager', (value) => events.contextManager(value as ContextManager));
     intercept(exports.propagation, 'setGlobalPropagator', (value) => events.propagator(value as TextMapPropagator));
+    intercept(exports.diag, 'setLogger', () => {
+      events.diagLogger();
+      return false;
+    });
     return exports;
   };
   const sdkLoaded = (pkg: string) => (exports: unknown) => {
@@ -72,21 +79,21 @@ export function watchAppOtel(events: AppOtelEvents): Instrumentation {
   return new AppOtelWatch();
 }
 
-/** Routes `target[method](value)` through `takeOver` first; the API's own method runs when it declines. */
+/** Routes `target[method](value, …)` through `takeOver` first; the API's own method runs, with every argument, when it declines. */
 function intercept(target: object | undefined, method: string, takeOver: (value: unknown) => boolean): void {
   if (target === undefined) return;
   const holder = target as Record<string, unknown>;
   const original = holder[method];
   if (typeof original !== 'function' || (original as { [WATCHED]?: true })[WATCHED]) return;
-  const routed = function (this: unknown, value: unknown) {
+  const routed = function (this: unknown, ...args: unknown[]) {
     // The handlers report their own failures; one that throws still must not fail the app's call.
     let taken = false;
     try {
-      taken = takeOver(value);
+      taken = takeOver(args[0]);
     } catch {
       taken = false;
     }
-    return taken ? true : (original as (v: unknown) => unknown).call(this, value);
+    return taken ? true : (original as (...values: unknown[]) => unknown).apply(this, args);
   };
   Object.defineProperty(routed, WATCHED, { value: true });
   Object.defineProperty(holder, method, { configurable: true, writable: true, value: routed });

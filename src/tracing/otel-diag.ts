@@ -15,15 +15,29 @@ const KEY_LENGTH = 60;
  * instrumentation's hook that threw), so its errors become pyro-run's warnings, each told once,
  * unless the app set a diagnostic logger of its own.
  */
-export function diagFromEnv(env: Env, log: Logger): void {
+export function diagFromEnv(env: Env, log: Logger): DiagRelease | undefined {
   const api = otelApi();
   const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
   if (logLevel && logLevel in api.DiagLogLevel) {
     api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
-  } else if (!diagLoggerSet()) {
-    api.diag.setLogger(errorsAsWarnings(log), { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
+    return undefined;
   }
+  if (diagLoggerSet()) return undefined;
+  api.diag.setLogger(errorsAsWarnings(log), { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
+  let installed = true;
+  return () => {
+    if (!installed) return;
+    installed = false;
+    api.diag.disable();
+  };
 }
+
+/**
+ * Takes pyro-run's diagnostic logger out, once: called when the app sets one of its own, so the
+ * API finds none to replace and the app's logger starts as it would without pyro-run (the API
+ * would otherwise have it print "Current logger will be overwritten").
+ */
+export type DiagRelease = () => void;
 
 function errorsAsWarnings(log: Logger): DiagLogger {
   const told = new Set<string>();

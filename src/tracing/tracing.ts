@@ -120,7 +120,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const registration = (ok: boolean, what: string) => {
     if (!ok) log.warn(`could not register pyro-run's ${what} with the OpenTelemetry API (another copy of the API set it up first); spans may go unlinked`);
   };
-  diagFromEnv(env, log);
+  const releaseDiag = diagFromEnv(env, log);
 
   const found = registered();
   const recording = config.local !== undefined;
@@ -178,7 +178,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const tracers = provider && new TracerSwitch(provider);
   if (tracers) registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
   for (const problem of problems) log.warn(problem);
-  app.watch({ tracers, contextManager, propagator, instrumentations });
+  app.watch({ tracers, contextManager, propagator, instrumentations, releaseDiag });
   return {
     sdk: { shutdown: () => Promise.all([provider?.shutdown(), signals?.shutdown()]).then(() => undefined) },
     batcher,

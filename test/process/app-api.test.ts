@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixture, runCli } from '../support/child.js';
+import { fixture, runCli, runNode } from '../support/child.js';
 import { cpuIngests, serverSpans } from '../support/linking.js';
 import { startReceiver } from '../support/receiver.js';
 
@@ -47,4 +47,14 @@ test("the app's own spans are children of the request span, and their CPU carrie
   } finally {
     await receiver.close();
   }
+});
+
+test("an app that sets its own diagnostic logger gets it as without pyro-run: its lines, and no word of the logger it replaced", async () => {
+  const bare = runNode([fixture('apps/own-diag-logger.cjs')]);
+  assert.equal((await bare.exit()).code, 0, bare.stderr);
+  const app = runCli(['--profiles', 'none', '--traces-exporter', 'none', fixture('apps/own-diag-logger.cjs')]);
+  assert.equal((await app.exit()).code, 0, app.stderr);
+  assert.match(bare.stderr, /the app warns through its own logger/);
+  assert.equal(app.stderr, bare.stderr);
+  assert.equal(app.stdout, bare.stdout);
 });
