@@ -120,9 +120,9 @@ export function startTracing(options: TracingOptions): Tracing {
   const registration = (ok: boolean, what: string) => {
     if (!ok) log.warn(`could not register pyro-run's ${what} with the OpenTelemetry API (another copy of the API set it up first); spans may go unlinked`);
   };
-  const releaseDiag = diagFromEnv(env, log);
-
   const found = registered();
+  // An SDK the app started before us keeps the diagnostics it set up, or chose not to.
+  const releaseDiag = found.provider ? undefined : diagFromEnv(env, log);
   const recording = config.local !== undefined;
   // Routes known below the request's HTTP span name it, whoever's SDK runs (frameworks/).
   const routes = new RouteFromSpans();
