@@ -10,6 +10,13 @@ const MAX_TOLD = 5;
 const KEY_LENGTH = 60;
 
 /**
+ * Takes pyro-run's diagnostic logger out, once: called when the app sets one of its own, so the
+ * API finds none to replace and the app's logger starts as it would without pyro-run (the API
+ * would otherwise have it print "Current logger will be overwritten").
+ */
+export type DiagRelease = () => void;
+
+/**
  * OpenTelemetry's diagnostics. OTEL_LOG_LEVEL set: to the console at that level, as the NodeSDK
  * does. Unset, OpenTelemetry would stay silent on its own failures (an exporter refused, an
  * instrumentation's hook that threw), so its errors become pyro-run's warnings, each told once,
@@ -31,13 +38,6 @@ export function diagFromEnv(env: Env, log: Logger): DiagRelease | undefined {
     api.diag.disable();
   };
 }
-
-/**
- * Takes pyro-run's diagnostic logger out, once: called when the app sets one of its own, so the
- * API finds none to replace and the app's logger starts as it would without pyro-run (the API
- * would otherwise have it print "Current logger will be overwritten").
- */
-export type DiagRelease = () => void;
 
 function errorsAsWarnings(log: Logger): DiagLogger {
   const told = new Set<string>();
