@@ -564,6 +564,19 @@ function signalOver<T, S extends T | undefined>(env: Env, signalVar: string, par
   return readVar(env, signalVar, parse, problems) ?? shared;
 }
 
+/** `host:port`, `[v6]:port`: no scheme, no path. */
+const HOST_PORT = /^(?:[^\s/:?#@[\]]+|\[[0-9a-f:.]+\]):\d{1,5}$/i;
+
+/**
+ * An OTLP endpoint given as `host:port`, as docker-compose files write it for a collector's gRPC
+ * port: the OTel exporter spec takes it for OTLP/gRPC, with OTEL_EXPORTER_OTLP_INSECURE choosing
+ * plaintext or TLS, and OpenTelemetry's gRPC exporter, which reads that variable itself, sends so.
+ */
+function grpcHostPort(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  return value !== undefined && HOST_PORT.test(value) ? value : undefined;
+}
+
 /** The traces URL the OTLP/HTTP exporter will post to, per the OTel spec's endpoint rules. */
 function tracesEndpoint(signalUrl: string | undefined, baseUrl: string | undefined, protocol: OtlpProtocol): string | undefined {
   if (signalUrl !== undefined) return signalUrl;
@@ -582,7 +595,10 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const get = <K extends SettingKey>(key: K) => readSetting(env, key, problems);
 
   const protocol = readVar(env, ENV.otlpTracesProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? get('otlpProtocol') ?? 'http/protobuf';
-  const otlpBase = get('otlpEndpoint');
+  const grpcBase = protocol === 'grpc' ? grpcHostPort(env[SETTINGS.otlpEndpoint.env]) : undefined;
+  const grpcTraces = protocol === 'grpc' ? grpcHostPort(env[SETTINGS.otlpTracesEndpoint.env]) : undefined;
+  // A `host:port` base is the gRPC exporter's alone: profiles over OTLP/HTTP keep their default.
+  const otlpBase = grpcBase === undefined ? get('otlpEndpoint') : undefined;
   const sharedOtlpHeaders = get('otlpHeaders');
   const sharedCompression = readVar(env, ENV.otlpCompression, oneOf(OTLP_COMPRESSIONS), problems);
   // Read before settingsGiven below, which leaves out the variables with a problem.
@@ -648,7 +664,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     traces: {
       exporters: explicitExporter ?? ['otlp'],
       protocol,
-      endpoint: tracesEndpoint(get('otlpTracesEndpoint'), otlpBase, protocol),
+      endpoint: tracesEndpoint(grpcTraces ?? get('otlpTracesEndpoint'), otlpBase ?? grpcBase, protocol),
       headers: otlpHeaders,
       // Those in effect: a bad value is a problem, and the default stands in for it.
       settingsGiven: SPAN_EXPORT_ENV.filter((name) => (env[name] ?? '').trim() !== '' && !problems.some((problem) => problem.env === name)),

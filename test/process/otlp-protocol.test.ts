@@ -94,11 +94,17 @@ test('OTEL_TRACES_EXPORTER=otlp,console, as a list from the OTel docs: every spa
   }
 });
 
-test('traces over OTLP/gRPC, as the OTel docs set a collector on 4317: the HTTP spans reach it linked, with OTEL_EXPORTER_OTLP_HEADERS as metadata', async () => {
+const grpcEndpoints = [
+  { form: 'an http:// URL', env: (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url }) },
+  // As docker-compose files write a collector: host:port, plaintext chosen by OTEL_EXPORTER_OTLP_INSECURE.
+  { form: 'host:port with OTEL_EXPORTER_OTLP_INSECURE=true', env: (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: new URL(url).host, OTEL_EXPORTER_OTLP_INSECURE: 'true' }) },
+];
+
+for (const { form, env: endpointEnv } of grpcEndpoints) test(`traces over OTLP/gRPC to a collector named by ${form}: the HTTP spans reach it linked, with OTEL_EXPORTER_OTLP_HEADERS as metadata`, async () => {
   const receiver = await startReceiver();
   const collector = await startGrpcCollector();
   try {
-    const env = { ...linkedEnv(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20grpc-token,x-team=checkout' };
+    const env = { ...linkedEnv(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', ...endpointEnv(collector.url), OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20grpc-token,x-team=checkout' };
     const app = runCli(['--service-name', 'grpc-check', '--', fixture('apps/server.mjs')], { env });
     const port = (await app.line(/listening (\d+)/))[1];
     await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);

@@ -737,6 +737,16 @@ describe('OTLP traces endpoint and protocol', () => {
       protocol: 'http/protobuf',
       endpoint: undefined,
     },
+    {
+      name: 'grpc takes host:port without a scheme, as a compose file writes a collector (OTEL_EXPORTER_OTLP_INSECURE picks TLS)',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_INSECURE: 'true' },
+      protocol: 'grpc',
+      endpoint: 'otel-collector:4317',
+    },
+    { name: 'grpc takes [v6]:port', env: { OTEL_EXPORTER_OTLP_ENDPOINT: ' [::1]:4317 ', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, protocol: 'grpc', endpoint: '[::1]:4317' },
+    { name: 'grpc takes a host:port signal endpoint too', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, protocol: 'grpc', endpoint: 'collector:4317' },
+    { name: 'host:port over HTTP is no URL: the exporter default', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' }, protocol: 'http/protobuf', endpoint: undefined },
+    { name: 'grpc and a host with a path but no scheme: no URL', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317/otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, protocol: 'grpc', endpoint: undefined },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -745,6 +755,12 @@ describe('OTLP traces endpoint and protocol', () => {
       assert.equal(config.traces.endpoint, c.endpoint);
     });
   }
+
+  it('a host:port gRPC endpoint is no problem, and profiles over OTLP/HTTP keep their default URL', () => {
+    const { config, problems } = readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    assert.deepEqual(problems, []);
+    assert.equal(config.profilesExport.endpoint, 'http://localhost:4318/v1development/profiles');
+  });
 
   it('a signal endpoint with a trailing slash is used as given (OTel spec: "MUST be used as-is")', () => {
     assert.equal(readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces/' }).config.traces.endpoint, 'http://collector:4318/v1/traces/');
