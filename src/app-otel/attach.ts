@@ -70,6 +70,8 @@ export class AppOtel {
     watchAppOtel(
       {
         sdkLoaded: (pkg) => {
+          // Its SDK's failures are its own to tell, as without pyro-run.
+          own.releaseDiag?.();
           for (const instrumentation of own.instrumentations) {
             try {
               instrumentation.disable();

@@ -8,6 +8,12 @@ import { otelApi } from '../vendor.js';
 const MAX_TOLD = 5;
 /** How much of an error's text tells two errors apart (the rest may carry ids and values). */
 const KEY_LENGTH = 60;
+/**
+ * Errors that report no failure: a resource read before its late attributes (host.id) arrived
+ * logs this (@opentelemetry/resources, ResourceImpl's `attributes`), as the final flush of an app
+ * that exits at once does; the spans still go, without those attributes.
+ */
+const NOT_FAILURES = ['Accessing resource attributes before async attributes settled'];
 
 /**
  * Takes pyro-run's diagnostic logger out, once: called when the app sets one of its own, so the
@@ -46,7 +52,7 @@ function errorsAsWarnings(log: Logger): DiagLogger {
     error: (message, ...args) => {
       const text = diagText(message, args);
       const key = text.slice(0, KEY_LENGTH);
-      if (told.has(key) || told.size >= MAX_TOLD) {
+      if (told.has(key) || told.size >= MAX_TOLD || NOT_FAILURES.includes(text)) {
         log.debug(`OpenTelemetry: ${text}`);
         return;
       }

@@ -41,3 +41,15 @@ test("the spans' resource holds every attribute OpenTelemetry's own register det
   // The one attribute the host detector reads asynchronously, when the machine has one.
   if (existsSync(MACHINE_ID)) assert.equal(ours['host.id'], readFileSync(MACHINE_ID, 'utf8').trim());
 });
+
+test('an app that exits at once: its span goes without the late attributes, and no word about them', async () => {
+  const receiver = await startReceiver();
+  try {
+    const app = runCli([fixture('apps/exit-at-once.cjs')], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'exits-at-once', PYRO_RUN_PROFILES: 'none' } });
+    assert.equal((await app.exit()).code, 0);
+    assert.equal(app.stderr, '');
+    assert.deepEqual(receiver.spans.map((span) => [span.name, span.resource['service.name']]), [['quick', 'exits-at-once']]);
+  } finally {
+    await receiver.close();
+  }
+});
