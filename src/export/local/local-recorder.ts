@@ -42,7 +42,7 @@ const SPANS_PER_FILE = 4096;
  * run.json grows between the writes that make room (counts gain digits, endpoints and their
  * histogram buckets appear): room is made for it as it is now plus this much.
  */
-const MANIFEST_GROWTH = 2048;
+export const MANIFEST_GROWTH = 2048;
 /** How long the span IDs of a written window's samples are looked up for summarised roots that reach the recorder late. */
 const SAMPLED_IDS_KEPT_MS = 60_000;
 /** Less room than this left in the spans' share: no span file fits, none is tried. */
