@@ -24,12 +24,14 @@ export interface Registered {
   provider?: object;
   contextManager?: ContextManager;
   propagator?: TextMapPropagator;
+  /** A diagnostic logger some copy of the API has set (the app's SDK's, OTEL_LOG_LEVEL's). */
+  diagLogger?: object;
 }
 
 export function registered(): Registered {
   const registry = (globalThis as { [API_GLOBAL]?: Registry })[API_GLOBAL];
   if (registry === undefined) return {};
-  return { provider: delegateOf(registry.trace), contextManager: registry.context, propagator: registry.propagation };
+  return { provider: delegateOf(registry.trace), contextManager: registry.context, propagator: registry.propagation, diagLogger: registry.diag };
 }
 
 /**
@@ -41,9 +43,4 @@ function delegateOf(proxy: Registry['trace']): object | undefined {
   if (proxy === undefined) return undefined;
   const delegate = typeof proxy.getDelegate === 'function' ? proxy.getDelegate() : proxy;
   return delegate.constructor?.name === 'NoopTracerProvider' ? undefined : delegate;
-}
-
-/** Whether some copy of the API has a diagnostic logger set (the app's SDK, OTEL_LOG_LEVEL's). */
-export function diagLoggerSet(): boolean {
-  return (globalThis as { [API_GLOBAL]?: Registry })[API_GLOBAL]?.diag !== undefined;
 }

@@ -1,5 +1,4 @@
 import type { DiagLogger } from '@opentelemetry/api';
-import { diagLoggerSet } from '../app-otel/globals.js';
 import type { Env } from '../config.js';
 import type { Logger } from '../log.js';
 import { otelApi } from '../vendor.js';
@@ -26,16 +25,16 @@ export type DiagRelease = () => void;
  * OpenTelemetry's diagnostics. OTEL_LOG_LEVEL set: to the console at that level, as the NodeSDK
  * does. Unset, OpenTelemetry would stay silent on its own failures (an exporter refused, an
  * instrumentation's hook that threw), so its errors become pyro-run's warnings, each told once,
- * unless the app set a diagnostic logger of its own.
+ * unless the app set a diagnostic logger of its own (`appLogger`, as the API's registry holds it).
  */
-export function diagFromEnv(env: Env, log: Logger): DiagRelease | undefined {
+export function diagFromEnv(env: Env, log: Logger, appLogger: object | undefined): DiagRelease | undefined {
   const api = otelApi();
   const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
   if (logLevel && logLevel in api.DiagLogLevel) {
     api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: api.DiagLogLevel[logLevel as keyof typeof api.DiagLogLevel] });
     return undefined;
   }
-  if (diagLoggerSet()) return undefined;
+  if (appLogger !== undefined) return undefined;
   api.diag.setLogger(errorsAsWarnings(log), { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
   let installed = true;
   return () => {

@@ -122,7 +122,7 @@ export function startTracing(options: TracingOptions): Tracing {
   };
   const found = registered();
   // An SDK the app started before us keeps the diagnostics it set up, or chose not to.
-  const releaseDiag = found.provider ? undefined : diagFromEnv(env, log);
+  const releaseDiag = found.provider ? undefined : diagFromEnv(env, log, found.diagLogger);
   const recording = config.local !== undefined;
   // Routes known below the request's HTTP span name it, whoever's SDK runs (frameworks/).
   const routes = new RouteFromSpans();
