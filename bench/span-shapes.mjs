@@ -4,30 +4,19 @@
 // against a real server started as the process tests start theirs (PostgreSQL, Redis, MariaDB from
 // Debian's packages). A span's shape is its kind, scope, name and attribute keys (pyroscope.profile.id
 // left out); every shape is printed with its count in both runs, `≠` where they differ.
-import { createServer } from 'node:http';
 import { fixture, runCli, runNode } from '../dist/test/support/child.js';
 import { startMariaDb } from '../dist/test/support/mariadb.js';
 import { startPostgres } from '../dist/test/support/postgres.js';
 import { OtlpSpanKind, startReceiver } from '../dist/test/support/receiver.js';
 import { startRedis } from '../dist/test/support/redis.js';
+import { startRowsBackend } from '../dist/test/support/rows-backend.js';
 
 const CLIENTS = ['http', 'fetch', 'pg', 'ioredis', 'redis', 'mysql2'];
 const REQUESTS = 6;
 const APP = fixture('apps/pooled-clients.cjs');
 const PROFILE_ID = 'pyroscope.profile.id';
 
-/** The fixture's HTTP backend: GET /rows/<n> answers n lines. */
-async function startBackend() {
-  const server = createServer((req, res) => {
-    const rows = Number(req.url?.split('/')[2] ?? 0);
-    for (let i = 0; i < rows; i++) res.write(`row ${i}\n`);
-    res.end();
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-const SERVERS = { http: startBackend, fetch: startBackend, pg: startPostgres, ioredis: startRedis, redis: startRedis, mysql2: startMariaDb };
+const SERVERS = { http: startRowsBackend, fetch: startRowsBackend, pg: startPostgres, ioredis: startRedis, redis: startRedis, mysql2: startMariaDb };
 
 const shapeOf = (span) => `${span.kind} ${span.scope.name} ${span.name} [${Object.keys(span.attributes).filter((key) => key !== PROFILE_ID).sort().join(',')}]`;
 

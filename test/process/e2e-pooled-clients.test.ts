@@ -14,7 +14,6 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { type Child, fixture, NODE22, registerPath, runCli, runNode } from '../support/child.js';
@@ -25,6 +24,7 @@ import { NPM_TIMEOUT_MS, npm } from '../support/npm.js';
 import { startPostgres } from '../support/postgres.js';
 import { OtlpSpanKind, type Receiver, startReceiver } from '../support/receiver.js';
 import { startRedis } from '../support/redis.js';
+import { startRowsBackend } from '../support/rows-backend.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const SERVICE = 'pooled-clients';
@@ -50,19 +50,6 @@ interface Run {
   env?: Record<string, string>;
   /** Default: the CLI with the Node under test. */
   start?: (env: Record<string, string>) => Child;
-}
-
-/** An HTTP backend: GET /rows/<n> answers n lines. */
-async function startBackend(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const rows = Number(req.url?.split('/')[2] ?? 0);
-    res.setHeader('content-type', 'text/plain');
-    for (let i = 0; i < rows; i++) res.write(`row ${i} ${'x'.repeat(50)}\n`);
-    res.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** Runs the app with the client against its server under load, then SIGTERM; checks the spans and the requests' own JavaScript. */
@@ -107,7 +94,7 @@ const byValue: (Run & { name: string })[] = [
   { name: 'ioredis 6, one connection', client: 'ioredis', server: startRedis, dbSystem: 'redis' },
   { name: 'ioredis 6, one connection, Node 22 without AsyncContextFrame', client: 'ioredis', server: startRedis, dbSystem: 'redis', start: onNode22WithoutFrames },
   // Node's http client needs no hook: its parser calls back in the context of the request that sent it.
-  { name: 'http.Agent keeping 2 sockets alive', client: 'http', server: startBackend, env: { ROWS: '4000' } },
+  { name: 'http.Agent keeping 2 sockets alive', client: 'http', server: startRowsBackend, env: { ROWS: '4000' } },
 ];
 
 async function assertRepliesAttributed(t: TestContext, run: Run): Promise<void> {
@@ -172,7 +159,7 @@ for (const pkg of ['redis', 'redis5']) {
 }
 
 test("fetch (Node's undici, keep-alive connections reused): response parsing carries the span of the request waiting on it", { timeout: 180_000 }, async (t) => {
-  const receiver = await runPooledApp(t, { client: 'fetch', server: startBackend, env: { ROWS: '40000' } });
+  const receiver = await runPooledApp(t, { client: 'fetch', server: startRowsBackend, env: { ROWS: '40000' } });
   const parsing = framesLabelled(receiver, (_name, file) => file.startsWith('node:internal/deps/undici'), () => true);
   t.diagnostic(`${parsing.right} of ${parsing.total} CPU samples in Node's undici carry a request's span_id`);
   assert.ok(parsing.total >= 50 && parsing.right / parsing.total >= 0.95, `${parsing.right} of ${parsing.total} undici samples carry a request's span_id`);
