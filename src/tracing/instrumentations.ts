@@ -2,6 +2,7 @@ import path from 'node:path';
 import { nodeFs } from '../util/builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Env } from '../config.js';
+import { isOwnTraffic } from '../export/transport/own-traffic.js';
 import { instrumentationPackage } from '../vendor.js';
 
 /**
@@ -21,6 +22,8 @@ interface Entry {
   modules: readonly string[];
   /** Only when this holds of the env (e.g. running in AWS Lambda). */
   when?: (env: Env, context: SelectionContext) => boolean;
+  /** The instrumentation's config, where pyro-run needs one. */
+  config?: () => object;
 }
 
 export interface SelectionContext {
@@ -69,7 +72,7 @@ const TABLE: readonly Entry[] = [
   { name: 'socket.io', className: 'SocketIoInstrumentation', modules: ['socket.io'] },
   { name: 'tedious', className: 'TediousInstrumentation', modules: ['tedious'] },
   // fetch is built into Node (undici inside), so this one is always usable.
-  { name: 'undici', className: 'UndiciInstrumentation', modules: [] },
+  { name: 'undici', className: 'UndiciInstrumentation', modules: [], config: () => ({ ignoreRequestHook: isOwnTraffic }) },
   { name: 'winston', className: 'WinstonInstrumentation', modules: ['winston'] },
 ];
 
@@ -125,9 +128,9 @@ export function loadInstrumentations(names: readonly string[], onError: (name: s
     const entry = TABLE.find((e) => e.name === name);
     if (!entry) continue;
     try {
-      const Class = instrumentationPackage(name)[entry.className] as (new () => Instrumentation) | undefined;
+      const Class = instrumentationPackage(name)[entry.className] as (new (config?: object) => Instrumentation) | undefined;
       if (typeof Class !== 'function') throw new Error(`no ${entry.className} export`);
-      out.push(new Class());
+      out.push(new Class(entry.config?.()));
     } catch (error) {
       onError(name, error);
     }

@@ -1,4 +1,5 @@
-// Decodes an OTLP ExportTraceServiceRequest from protobuf bytes.
+// Decodes an OTLP ExportTraceServiceRequest from protobuf bytes; the common messages' readers
+// (resource, scope, attributes) serve the metrics and logs decoders too.
 // Field numbers: opentelemetry-proto opentelemetry/proto/collector/trace/v1/trace_service.proto,
 // trace/v1/trace.proto, common/v1/common.proto, resource/v1/resource.proto.
 // Known fields must carry their declared wire type; unknown fields are skipped,
@@ -20,45 +21,75 @@ import {
 type FieldHandler = (tag: FieldTag, reader: ProtoReader) => boolean;
 
 /** Runs `handle` for each field; fields it does not consume (returns false) are skipped. */
-function eachField(bytes: Uint8Array, handle: FieldHandler): void {
+export function eachField(bytes: Uint8Array, handle: FieldHandler): void {
   const reader = new ProtoReader(bytes);
   for (let tag = reader.next(); tag !== undefined; tag = reader.next()) {
     if (!handle(tag, reader)) reader.skip(tag);
   }
 }
 
-function lenField(tag: FieldTag, reader: ProtoReader, where: string): Uint8Array {
+export function lenField(tag: FieldTag, reader: ProtoReader, where: string): Uint8Array {
   expectWireType(tag, WireType.Len, where);
   return reader.bytes();
 }
 
-export function decodeTraceRequestProto(bytes: Uint8Array): DecodedSpan[] {
-  const spans: DecodedSpan[] = [];
-  eachField(bytes, (tag, r) => {
-    if (tag.field !== 1) return false;
-    spans.push(...decodeResourceSpans(lenField(tag, r, 'ExportTraceServiceRequest.resource_spans')));
-    return true;
-  });
-  return spans;
+/** The repeated fields of one signal's export request, named as in its .proto, for error messages. */
+export interface SignalMessages {
+  /** e.g. ExportTraceServiceRequest.resource_spans */
+  resources: string;
+  /** e.g. ResourceSpans.scope_spans */
+  scopes: string;
+  /** e.g. ScopeSpans.spans */
+  items: string;
 }
 
-function decodeResourceSpans(bytes: Uint8Array): DecodedSpan[] {
-  let resource: Attributes = {};
-  const scopeSpans: Uint8Array[] = [];
+const messageOf = (field: string): string => field.slice(0, field.indexOf('.'));
+
+type ItemDecoder<T> = (bytes: Uint8Array, resource: Attributes, scope: DecodedScope) => T;
+
+/**
+ * The envelope every OTLP export request shares: field 1 holds the per-resource messages, each with
+ * its resource (1) and per-scope messages (2), each with its scope (1) and the items (2).
+ */
+export function decodeExportRequest<T>(bytes: Uint8Array, names: SignalMessages, decodeItem: ItemDecoder<T>): T[] {
+  const items: T[] = [];
   eachField(bytes, (tag, r) => {
-    switch (tag.field) {
-      case 1:
-        resource = decodeResource(lenField(tag, r, 'ResourceSpans.resource'));
-        return true;
-      case 2:
-        scopeSpans.push(lenField(tag, r, 'ResourceSpans.scope_spans'));
-        return true;
-      default:
-        return false;
-    }
+    if (tag.field !== 1) return false;
+    let resource: Attributes = {};
+    const scopes: Uint8Array[] = [];
+    eachField(lenField(tag, r, names.resources), (inner, ir) => {
+      if (inner.field === 1) resource = decodeResource(lenField(inner, ir, `${messageOf(names.scopes)}.resource`));
+      else if (inner.field === 2) scopes.push(lenField(inner, ir, names.scopes));
+      else return false;
+      return true;
+    });
+    // The resource may follow the scopes on the wire, so items are built once it is known.
+    for (const scopeBytes of scopes) items.push(...decodeScoped(scopeBytes, names, resource, decodeItem));
+    return true;
   });
-  // Resource may follow scope_spans on the wire, so spans are built once the resource is known.
-  return scopeSpans.flatMap((scopeBytes) => decodeScopeSpans(scopeBytes, resource));
+  return items;
+}
+
+function decodeScoped<T>(bytes: Uint8Array, names: SignalMessages, resource: Attributes, decodeItem: ItemDecoder<T>): T[] {
+  let scope: DecodedScope = { name: '', version: '', attributes: {} };
+  const itemBytes: Uint8Array[] = [];
+  eachField(bytes, (tag, r) => {
+    if (tag.field === 1) scope = decodeScope(lenField(tag, r, `${messageOf(names.items)}.scope`));
+    else if (tag.field === 2) itemBytes.push(lenField(tag, r, names.items));
+    else return false;
+    return true;
+  });
+  return itemBytes.map((b) => decodeItem(b, resource, scope));
+}
+
+const TRACE_MESSAGES: SignalMessages = {
+  resources: 'ExportTraceServiceRequest.resource_spans',
+  scopes: 'ResourceSpans.scope_spans',
+  items: 'ScopeSpans.spans',
+};
+
+export function decodeTraceRequestProto(bytes: Uint8Array): DecodedSpan[] {
+  return decodeExportRequest(bytes, TRACE_MESSAGES, decodeSpan);
 }
 
 function decodeResource(bytes: Uint8Array): Attributes {
@@ -69,24 +100,6 @@ function decodeResource(bytes: Uint8Array): Attributes {
     return true;
   });
   return attributes;
-}
-
-function decodeScopeSpans(bytes: Uint8Array, resource: Attributes): DecodedSpan[] {
-  let scope: DecodedScope = { name: '', version: '', attributes: {} };
-  const spanBytes: Uint8Array[] = [];
-  eachField(bytes, (tag, r) => {
-    switch (tag.field) {
-      case 1:
-        scope = decodeScope(lenField(tag, r, 'ScopeSpans.scope'));
-        return true;
-      case 2:
-        spanBytes.push(lenField(tag, r, 'ScopeSpans.spans'));
-        return true;
-      default:
-        return false;
-    }
-  });
-  return spanBytes.map((b) => decodeSpan(b, resource, scope));
 }
 
 function decodeScope(bytes: Uint8Array): DecodedScope {
@@ -248,7 +261,7 @@ function decodeStatus(bytes: Uint8Array): DecodedStatus {
   return status;
 }
 
-function addKeyValue(target: Attributes, bytes: Uint8Array): void {
+export function addKeyValue(target: Attributes, bytes: Uint8Array): void {
   let key = '';
   let value: AttributeValue = null;
   eachField(bytes, (tag, r) => {
@@ -267,7 +280,7 @@ function addKeyValue(target: Attributes, bytes: Uint8Array): void {
   target[key] = value;
 }
 
-function decodeAnyValue(bytes: Uint8Array): AttributeValue {
+export function decodeAnyValue(bytes: Uint8Array): AttributeValue {
   let value: AttributeValue = null;
   eachField(bytes, (tag, r) => {
     switch (tag.field) {

@@ -7,7 +7,7 @@ import type { DecodedSpan } from './otlp-types.js';
 import type { SampleView } from './pprof-helpers.js';
 import type { SampleTypeConfig } from './pyroscope-metric.js';
 
-export type Endpoint = 'ingest' | 'traces' | 'profiles';
+export type Endpoint = 'ingest' | 'traces' | 'profiles' | 'metrics' | 'logs';
 
 /** One profile the Pyroscope stand-in accepted and would have stored. */
 export interface IngestRecord {

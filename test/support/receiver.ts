@@ -14,6 +14,8 @@ import { BehaviourSlot } from './behaviour.js';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
 import { listen, readBody, type TlsOptions } from './http-server.js';
 import { handleIngest, ingestErrorReply, type ServiceNameLabelRule } from './ingest-endpoint.js';
+import type { DecodedLogRecord } from './otlp-logs-decode.js';
+import type { DecodedMetric } from './otlp-metrics-decode.js';
 import type { DecodedSpan } from './otlp-types.js';
 import type {
   Behaviour,
@@ -25,11 +27,13 @@ import type {
   WaitForOptions,
 } from './receiver-types.js';
 import { handleOtlpProfiles } from './pyroscope-otlp.js';
-import { handleTraces, tracesErrorReply } from './traces-endpoint.js';
+import { handleLogs, handleMetrics, handleTraces, otlpErrorReply } from './otlp-endpoint.js';
 import { Waiter } from './waiter.js';
 
 export type * from './receiver-types.js';
 export type { DecodedSpan, AttributeValue, Attributes } from './otlp-types.js';
+export type { DecodedMetric, DecodedDataPoint } from './otlp-metrics-decode.js';
+export type { DecodedLogRecord } from './otlp-logs-decode.js';
 export { OtlpSpanKind } from './otlp-types.js';
 export type { SampleView, SpanLink } from './pprof-helpers.js';
 export {
@@ -46,6 +50,8 @@ export { basicAuthOf } from './basic-auth.js';
 export const INGEST_PATH = '/ingest';
 export const TRACES_PATH = '/v1/traces';
 export const OTLP_PROFILES_PATH = '/v1development/profiles';
+export const METRICS_PATH = '/v1/metrics';
+export const LOGS_PATH = '/v1/logs';
 
 export interface ReceiverOptions {
   /** Default 127.0.0.1. */
@@ -67,6 +73,11 @@ export interface ReceiverOptions {
    * its client_max_body_size (1 MiB by default). Absent: any size is taken.
    */
   maxTracesBodyBytes?: number;
+  /**
+   * Take OTLP metrics and logs too, as a collector does. Absent: /v1/metrics and /v1/logs are 404,
+   * as on a traces-only backend (Tempo).
+   */
+  metricsAndLogs?: boolean;
 }
 
 export interface Receiver {
@@ -84,6 +95,10 @@ export interface Receiver {
   readonly spans: readonly DecodedSpan[];
   /** Accepted OTLP export requests, with their headers. */
   readonly traceExports: readonly TraceExportRecord[];
+  /** Metrics accepted (with `metricsAndLogs`), flattened over all export requests, in arrival order. */
+  readonly metrics: readonly DecodedMetric[];
+  /** Log records accepted (with `metricsAndLogs`), flattened over all export requests, in arrival order. */
+  readonly logs: readonly DecodedLogRecord[];
   /** Every request, whatever its fate. */
   readonly requests: readonly RequestRecord[];
   /**
@@ -100,10 +115,12 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-function endpointOf(path: string): Endpoint | 'other' {
+function endpointOf(path: string, metricsAndLogs: boolean): Endpoint | 'other' {
   if (path === INGEST_PATH) return 'ingest';
   if (path === TRACES_PATH) return 'traces';
   if (path === OTLP_PROFILES_PATH) return 'profiles';
+  if (metricsAndLogs && path === METRICS_PATH) return 'metrics';
+  if (metricsAndLogs && path === LOGS_PATH) return 'logs';
   return 'other';
 }
 
@@ -118,8 +135,17 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const otlpProfiles: OtlpProfileRecord[] = [];
   const spans: DecodedSpan[] = [];
   const traceExports: TraceExportRecord[] = [];
+  const metrics: DecodedMetric[] = [];
+  const logs: DecodedLogRecord[] = [];
   const requests: RequestRecord[] = [];
-  const behaviours: Record<Endpoint, BehaviourSlot> = { ingest: new BehaviourSlot(), traces: new BehaviourSlot(), profiles: new BehaviourSlot() };
+  const behaviours: Record<Endpoint, BehaviourSlot> = {
+    ingest: new BehaviourSlot(),
+    traces: new BehaviourSlot(),
+    profiles: new BehaviourSlot(),
+    metrics: new BehaviourSlot(),
+    logs: new BehaviourSlot(),
+  };
+  const metricsAndLogs = options.metricsAndLogs === true;
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
 
@@ -141,7 +167,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 
   function errorReply(endpoint: Endpoint, request: ReceivedRequest, status: number, message: string): Reply {
     if (endpoint === 'profiles') return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n`, error: message };
-    return endpoint === 'ingest' ? ingestErrorReply(status, message) : tracesErrorReply(request, status, message);
+    return endpoint === 'ingest' ? ingestErrorReply(status, message) : otlpErrorReply(request, status, message);
   }
 
   function injectedReply(endpoint: Endpoint, request: ReceivedRequest, behaviour: Behaviour & { status: number }): Reply {
@@ -214,6 +240,16 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       otlpProfiles.push(...records);
       record.outcome = reply.status >= 300 ? 'rejected' : records.length > 0 ? 'stored' : 'ignored';
       send(res, record, reply, breakReply);
+    } else if (endpoint === 'metrics') {
+      const { reply, metrics: decoded } = handleMetrics(request);
+      if (decoded) metrics.push(...decoded);
+      record.outcome = decoded ? 'stored' : 'rejected';
+      send(res, record, reply, breakReply);
+    } else if (endpoint === 'logs') {
+      const { reply, logs: decoded } = handleLogs(request);
+      if (decoded) logs.push(...decoded);
+      record.outcome = decoded ? 'stored' : 'rejected';
+      send(res, record, reply, breakReply);
     } else {
       const { reply, record: exported } = handleTraces(request);
       if (exported) {
@@ -236,13 +272,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       path,
       query: queryAt === -1 ? '' : rawUrl.slice(queryAt + 1),
       headers: req.headers,
-      endpoint: endpointOf(path),
+      endpoint: endpointOf(path, metricsAndLogs),
       bodyBytes: 0,
       status: undefined,
       outcome: 'pending',
       error: undefined,
     };
-    const endpointNow = endpointOf(path);
+    const endpointNow = endpointOf(path, metricsAndLogs);
     if (endpointNow !== 'other' && behaviours[endpointNow].peek()?.resetMidBody === 'request') {
       behaviours[endpointNow].take();
       record.seq = requests.length + 1;
@@ -300,6 +336,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     otlpProfiles,
     spans,
     traceExports,
+    metrics,
+    logs,
     requests,
     waitFor: (check, waitOptions) => waiter.waitFor(check, waitOptions),
     setBehaviour: (endpoint, behaviour) => behaviours[endpoint].set(behaviour),
@@ -308,10 +346,10 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       otlpProfiles.length = 0;
       spans.length = 0;
       traceExports.length = 0;
+      metrics.length = 0;
+      logs.length = 0;
       requests.length = 0;
-      behaviours.ingest.set(undefined);
-      behaviours.traces.set(undefined);
-      behaviours.profiles.set(undefined);
+      for (const slot of Object.values(behaviours)) slot.set(undefined);
     },
     close: async () => {
       if (closed) return;

@@ -5,6 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { context, SpanKind as ApiSpanKind, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -233,6 +234,94 @@ describe('OTLP traces from the real exporters', () => {
     const text = await fetch(r.tracesUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
     assert.equal(text.status, 415);
     assert.equal(r.spans.length, 0);
+  });
+});
+
+describe('OTLP metrics and logs from the real exporters', () => {
+  // The NodeSDK's own metrics and logs SDKs and OTLP/protobuf exporters, from the copies it depends on.
+  const fromSdkNode = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/sdk-node'));
+  const sdkMetrics = fromSdkNode('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
+  const sdkLogs = fromSdkNode('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
+  const { OTLPMetricExporter } = fromSdkNode('@opentelemetry/exporter-metrics-otlp-proto') as typeof import('@opentelemetry/exporter-metrics-otlp-proto');
+  const { OTLPLogExporter } = fromSdkNode('@opentelemetry/exporter-logs-otlp-proto') as typeof import('@opentelemetry/exporter-logs-otlp-proto');
+  const resource = resourceFromAttributes({ 'service.name': 'checkout' });
+  let r: Receiver;
+  before(async () => {
+    r = await startReceiver({ metricsAndLogs: true });
+  });
+  after(() => r.close());
+
+  it('decodes each metric kind with its points: attributes, sums and gauges by value, histograms by count and sum', async () => {
+    const reader = new sdkMetrics.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${r.url}/v1/metrics` }), exportIntervalMillis: 3_600_000 });
+    const provider = new sdkMetrics.MeterProvider({ resource, readers: [reader] });
+    const meter = provider.getMeter('receiver-test', '1.2.3');
+    const orders = meter.createCounter('orders');
+    orders.add(2, { region: 'eu' });
+    orders.add(3, { region: 'us' });
+    orders.add(1, { region: 'eu' });
+    const latency = meter.createHistogram('latency', { unit: 's' });
+    for (const seconds of [0.5, 1.5, 2]) latency.record(seconds, { route: '/checkout' });
+    meter.createObservableGauge('queue.depth').addCallback((result) => result.observe(-7.25));
+    await provider.forceFlush();
+
+    const byName = new Map(r.metrics.map((metric) => [metric.name, metric]));
+    assert.deepEqual(
+      byName.get('orders')?.points.map((point) => [point.attributes.region, point.value]).sort(),
+      [
+        ['eu', 3],
+        ['us', 3],
+      ],
+    );
+    assert.equal(byName.get('orders')?.kind, 'sum');
+    const histogram = byName.get('latency');
+    assert.deepEqual(
+      { kind: histogram?.kind, unit: histogram?.unit, points: histogram?.points },
+      { kind: 'histogram', unit: 's', points: [{ attributes: { route: '/checkout' }, count: 3, value: 4 }] },
+    );
+    assert.deepEqual(byName.get('queue.depth')?.points, [{ attributes: {}, value: -7.25 }]);
+    for (const metric of r.metrics) {
+      assert.equal(metric.resource['service.name'], 'checkout');
+      assert.deepEqual({ name: metric.scope.name, version: metric.scope.version }, { name: 'receiver-test', version: '1.2.3' });
+    }
+    await provider.shutdown();
+  });
+
+  it('decodes log records with body, severity, attributes and the ids of the span they were made in', async () => {
+    r.reset();
+    const provider = new sdkLogs.LoggerProvider({ resource, processors: [new sdkLogs.SimpleLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${r.url}/v1/logs` }) })] });
+    const span = new TracerProvider().getTracer('t').startSpan('GET /checkout');
+    provider.getLogger('receiver-test').emit({
+      body: 'order checked',
+      severityText: 'info',
+      severityNumber: 9,
+      attributes: { order: 42 },
+      context: trace.setSpan(context.active(), span),
+    });
+    provider.getLogger('receiver-test').emit({ body: { outside: true } });
+    await r.waitFor(() => r.logs.length === 2);
+
+    const [inSpan, outside] = r.logs;
+    assert.deepEqual(
+      { body: inSpan?.body, severityText: inSpan?.severityText, severityNumber: inSpan?.severityNumber, attributes: inSpan?.attributes },
+      { body: 'order checked', severityText: 'info', severityNumber: 9, attributes: { order: 42 } },
+    );
+    assert.equal(inSpan?.traceId, span.spanContext().traceId);
+    assert.equal(inSpan?.spanId, span.spanContext().spanId);
+    assert.equal(inSpan?.resource['service.name'], 'checkout');
+    assert.deepEqual({ body: outside?.body, traceId: outside?.traceId, spanId: outside?.spanId }, { body: { outside: true }, traceId: '', spanId: '' });
+    await provider.shutdown();
+  });
+
+  it('answers 404 for metrics and logs unless asked to take them, as a traces-only backend does', async () => {
+    const tracesOnly = await startReceiver();
+    try {
+      for (const path of ['/v1/metrics', '/v1/logs']) {
+        const reply = await fetch(tracesOnly.url + path, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: new Uint8Array() });
+        assert.equal(reply.status, 404, path);
+      }
+    } finally {
+      await tracesOnly.close();
+    }
   });
 });
 

@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { otelApi, otelCore } from '../../vendor.js';
+import { otelApi } from '../../vendor.js';
 import { type Logger, reason } from '../../log.js';
 import { type FlushResult, sendBeforeExit } from './final-flush.js';
 import { createAgent } from './dispatcher.js';
 import { MAX_REPLY_BYTES, type Outgoing, type Transport, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
 import type { OriginTls } from './origin-tls.js';
 import type { ProxySettings } from './proxy.js';
+import { ownTrafficContext } from './own-traffic.js';
 import { loadUndici, loadUndiciInSteps } from './undici-parts.js';
 
 export interface SenderOptions {
@@ -96,9 +97,8 @@ export class HttpSender {
     const lane = this.lane(request.kind);
     lane.queue.push(request);
     this.enforceCap();
-    // Our own requests must not be traced (the undici instrumentation would make spans of the
-    // span uploads) nor inherit whatever span happened to enqueue them.
-    if (!lane.running) otelApi().context.with(otelCore().suppressTracing(otelApi().ROOT_CONTEXT), () => void this.run(lane));
+    // Our own requests are no telemetry of the app's, nor part of whatever span enqueued them.
+    if (!lane.running) otelApi().context.with(ownTrafficContext(), () => void this.run(lane));
   }
 
   /**

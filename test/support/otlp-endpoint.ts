@@ -1,4 +1,4 @@
-// The OTLP/HTTP traces endpoint (POST /v1/traces), per the OTLP specification
+// The OTLP/HTTP endpoints (POST /v1/traces, /v1/metrics, /v1/logs), per the OTLP specification
 // (opentelemetry-proto docs/specification.md, "OTLP/HTTP"):
 // - Content-Type application/x-protobuf carries a binary ExportTraceServiceRequest,
 //   application/json its OTLP/JSON form; anything else is 415;
@@ -7,13 +7,16 @@
 //   encoding: an empty protobuf message (empty body) or `{}`;
 // - a request that cannot be decoded is 400, with a google.rpc.Status body
 //   (code INVALID_ARGUMENT = 3) in the request's encoding.
+// Metrics and logs are decoded from protobuf, the exporters' default; their OTLP/JSON form is
+// answered 415 here, as no test sends it.
 
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
 import { decodeTraceRequestJson } from './otlp-decode-json.js';
 import { decodeTraceRequestProto } from './otlp-decode-proto.js';
+import { decodeLogsRequestProto, type DecodedLogRecord } from './otlp-logs-decode.js';
+import { decodeMetricsRequestProto, type DecodedMetric } from './otlp-metrics-decode.js';
 import { ProtoWriter } from './protobuf.js';
-import type { DecodedSpan } from './otlp-types.js';
 import type { TraceExportRecord } from './receiver-types.js';
 
 const PROTOBUF = 'application/x-protobuf';
@@ -38,7 +41,7 @@ export function encodingOf(request: ReceivedRequest): 'protobuf' | 'json' | unde
 }
 
 /** An OTLP error reply: google.rpc.Status{code=1, message=2} in the request's encoding. */
-export function tracesErrorReply(request: ReceivedRequest, status: number, message: string): Reply {
+export function otlpErrorReply(request: ReceivedRequest, status: number, message: string): Reply {
   if (encodingOf(request) === 'json') {
     return {
       status,
@@ -68,25 +71,54 @@ function decompress(request: ReceivedRequest, contentEncoding: string): Buffer {
 export type TracesResult = { reply: Reply; record: TraceExportRecord | undefined };
 
 export function handleTraces(request: ReceivedRequest): TracesResult {
+  const { reply, decoded } = handleExport(request, { protobuf: decodeTraceRequestProto, json: decodeTraceRequestJson });
+  if (decoded === undefined) return { reply, record: undefined };
+  const { encoding, contentEncoding, items: spans } = decoded;
+  return { reply, record: { receivedAt: request.receivedAt, headers: request.headers, encoding, contentEncoding, spans } };
+}
+
+export function handleMetrics(request: ReceivedRequest): { reply: Reply; metrics: DecodedMetric[] | undefined } {
+  const { reply, decoded } = handleExport(request, { protobuf: decodeMetricsRequestProto });
+  return { reply, metrics: decoded?.items };
+}
+
+export function handleLogs(request: ReceivedRequest): { reply: Reply; logs: DecodedLogRecord[] | undefined } {
+  const { reply, decoded } = handleExport(request, { protobuf: decodeLogsRequestProto });
+  return { reply, logs: decoded?.items };
+}
+
+interface Decoders<T> {
+  protobuf(bytes: Uint8Array): T[];
+  json?(text: string): T[];
+}
+
+interface Decoded<T> {
+  encoding: 'protobuf' | 'json';
+  contentEncoding: string;
+  items: T[];
+}
+
+/** One export request of any signal: media type, compression, decoding, and the reply for each. */
+function handleExport<T>(request: ReceivedRequest, decoders: Decoders<T>): { reply: Reply; decoded: Decoded<T> | undefined } {
   const encoding = encodingOf(request);
-  if (encoding === undefined) {
-    const message = `415 unsupported media type, supported: [${JSON_TYPE}, ${PROTOBUF}]`;
-    return { reply: { status: 415, headers: { 'content-type': 'text/plain' }, body: message, error: message }, record: undefined };
+  const json = decoders.json;
+  const decode = encoding === 'protobuf' ? decoders.protobuf : encoding === 'json' && json ? (bytes: Buffer) => json(bytes.toString('utf8')) : undefined;
+  if (encoding === undefined || decode === undefined) {
+    const supported = json === undefined ? PROTOBUF : `${JSON_TYPE}, ${PROTOBUF}`;
+    const message = `415 unsupported media type, supported: [${supported}]`;
+    return { reply: { status: 415, headers: { 'content-type': 'text/plain' }, body: message, error: message }, decoded: undefined };
   }
   const contentEncoding = header(request, 'content-encoding').trim().toLowerCase();
-  let spans: DecodedSpan[];
+  let items: T[];
   try {
     const bytes = decompress(request, contentEncoding);
-    spans = encoding === 'protobuf' ? decodeTraceRequestProto(bytes) : decodeTraceRequestJson(bytes.toString('utf8'));
+    items = decode(bytes);
   } catch (error) {
-    return { reply: tracesErrorReply(request, 400, (error as Error).message), record: undefined };
+    return { reply: otlpErrorReply(request, 400, (error as Error).message), decoded: undefined };
   }
   const reply: Reply =
     encoding === 'protobuf'
       ? { status: 200, headers: { 'content-type': PROTOBUF }, body: new Uint8Array() }
       : { status: 200, headers: { 'content-type': JSON_TYPE }, body: '{}' };
-  return {
-    reply,
-    record: { receivedAt: request.receivedAt, headers: request.headers, encoding, contentEncoding, spans },
-  };
+  return { reply, decoded: { encoding, contentEncoding, items } };
 }

@@ -1,0 +1,96 @@
+/**
+ * Metrics and logs asked for as the OpenTelemetry docs set them (`OTEL_METRICS_EXPORTER=otlp`,
+ * `OTEL_LOGS_EXPORTER=otlp`), from a real fastify app to a collector that takes them: the app's
+ * request durations counted request by request, its pino lines as log records of the request's
+ * span, the last ones sent when the app ends. pyro-run's own uploads are no requests of the app's:
+ * they are not in its client metrics.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fixture, runCli, type Child } from '../support/child.js';
+import { startReceiver, OtlpSpanKind, type DecodedMetric, type Receiver } from '../support/receiver.js';
+
+const SERVICE = 'orders';
+const ORDERS = 4;
+const HTTP_SCOPE = '@opentelemetry/instrumentation-http';
+const UNDICI_SCOPE = '@opentelemetry/instrumentation-undici';
+
+/** The app under the CLI, sending everything to `receiver`, with `ORDERS` orders served. */
+async function servedOrders(receiver: Receiver): Promise<{ app: Child; port: number }> {
+  const env = {
+    OTEL_METRICS_EXPORTER: 'otlp',
+    OTEL_LOGS_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    PYROSCOPE_SERVER_ADDRESS: receiver.url,
+    PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  };
+  const app = runCli(['--service-name', SERVICE, '--', fixture('apps/fastify-logged.cjs')], { env });
+  const port = Number((await app.line(/^listening (\d+)$/m))[1]);
+  for (let id = 1; id <= ORDERS; id++) assert.equal((await fetch(`http://127.0.0.1:${port}/orders/${id}`)).status, 200);
+  // pyro-run's own uploads have gone out before the app ends, so its last metrics could count them.
+  await receiver.waitFor(() => receiver.ingests.length > 0 && orderSpans(receiver).length === ORDERS);
+  return { app, port };
+}
+
+const orderSpans = (receiver: Receiver) => receiver.spans.filter((span) => span.kind === OtlpSpanKind.Server && span.name.startsWith('GET /orders'));
+
+function pointsOf(receiver: Receiver, scope: string, name: string): DecodedMetric['points'] {
+  // Cumulative temporality (the exporter's default): the last export of a metric holds its totals.
+  const last = receiver.metrics.findLast((metric) => metric.scope.name === scope && metric.name === name);
+  assert.ok(last, `no ${name} from ${scope}; metrics: ${[...new Set(receiver.metrics.map((m) => m.name))].join(', ')}`);
+  assert.equal(last.resource['service.name'], SERVICE);
+  return last.points;
+}
+
+const countOf = (points: DecodedMetric['points']) => points.reduce((sum, point) => sum + (point.count ?? 0), 0);
+
+function assertAppTelemetry(receiver: Receiver, port: number, served: number): void {
+  // Every request the app served, once: the orders, the stock calls they made, and /close if asked.
+  assert.equal(countOf(pointsOf(receiver, HTTP_SCOPE, 'http.server.request.duration')), served);
+  const client = pointsOf(receiver, UNDICI_SCOPE, 'http.client.request.duration');
+  assert.deepEqual(
+    client.map((point) => point.attributes['server.port']),
+    [port],
+    'only the app\'s own fetch calls, none of pyro-run\'s uploads',
+  );
+  assert.equal(countOf(client), ORDERS);
+
+  const spans = new Map(orderSpans(receiver).map((span) => [span.spanId, span]));
+  const checked = receiver.logs.filter((record) => record.body === 'order checked');
+  assert.equal(checked.length, ORDERS);
+  for (const record of checked) {
+    assert.equal(record.resource['service.name'], SERVICE);
+    assert.equal(record.scope.name, '@opentelemetry/instrumentation-pino');
+    const span = spans.get(record.spanId);
+    assert.ok(span, `the log line's span ${record.spanId} is one of the order spans received`);
+    assert.equal(record.traceId, span.traceId);
+  }
+}
+
+test('metrics and logs to a collector: the app\'s own requests counted once each, its log lines in their request\'s span, the last ones sent at SIGTERM', async () => {
+  const receiver = await startReceiver({ metricsAndLogs: true });
+  try {
+    const { app, port } = await servedOrders(receiver);
+    app.process.kill('SIGTERM');
+    assert.equal((await app.exit()).signal, 'SIGTERM');
+    assertAppTelemetry(receiver, port, 2 * ORDERS);
+    assert.equal(app.stderr, '');
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('metrics and logs to a collector: the last ones are sent when the app ends by itself', async () => {
+  const receiver = await startReceiver({ metricsAndLogs: true });
+  try {
+    const { app, port } = await servedOrders(receiver);
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/close`, { headers: { connection: 'close' } })).text(), 'bye');
+    assert.equal((await app.exit()).code, 0);
+    assertAppTelemetry(receiver, port, 2 * ORDERS + 1);
+    assert.ok(receiver.logs.some((record) => record.body === 'closing'), 'the line logged as the app began to close');
+    assert.equal(app.stderr, '');
+  } finally {
+    await receiver.close();
+  }
+});
