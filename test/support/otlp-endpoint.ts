@@ -1,9 +1,9 @@
 // The OTLP/HTTP endpoints (POST /v1/traces, /v1/metrics, /v1/logs), per the OTLP specification
 // (opentelemetry-proto docs/specification.md, "OTLP/HTTP"):
-// - Content-Type application/x-protobuf carries a binary ExportTraceServiceRequest,
+// - Content-Type application/x-protobuf carries a binary Export<Signal>ServiceRequest,
 //   application/json its OTLP/JSON form; anything else is 415;
 // - Content-Encoding gzip is allowed (deflate too, as the collector accepts it);
-// - success is 200 with an ExportTraceServiceResponse in the request's
+// - success is 200 with an Export<Signal>ServiceResponse in the request's
 //   encoding: an empty protobuf message (empty body) or `{}`;
 // - a request that cannot be decoded is 400, with a google.rpc.Status body
 //   (code INVALID_ARGUMENT = 3) in the request's encoding.

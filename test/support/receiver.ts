@@ -1,8 +1,8 @@
 // A local stand-in for Grafana Pyroscope's `/ingest` API and an OTLP/HTTP
-// traces collector, used by e2e tests and benchmarks in place of the real
-// servers (which cannot be installed here). Protocol behaviour lives in
-// ingest-endpoint.ts and traces-endpoint.ts; this file is the HTTP server,
-// the record keeping, fault injection and waiting.
+// collector (traces; metrics and logs when asked), used by e2e tests and
+// benchmarks in place of the real servers (which cannot be installed here).
+// Protocol behaviour lives in ingest-endpoint.ts and otlp-endpoint.ts; this
+// file is the HTTP server, the record keeping, fault injection and waiting.
 //
 //   const r = await startReceiver();
 //   ... point the code under test at r.url ...
