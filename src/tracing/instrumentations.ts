@@ -22,8 +22,8 @@ interface Entry {
   modules: readonly string[];
   /** Only when this holds of the env (e.g. running in AWS Lambda). */
   when?: (env: Env, context: SelectionContext) => boolean;
-  /** The instrumentation's config, where pyro-run needs one. */
-  config?: () => object;
+  /** The instrumentation's config, where pyro-run needs one (the instrumentation copies it). */
+  config?: object;
 }
 
 export interface SelectionContext {
@@ -72,7 +72,7 @@ const TABLE: readonly Entry[] = [
   { name: 'socket.io', className: 'SocketIoInstrumentation', modules: ['socket.io'] },
   { name: 'tedious', className: 'TediousInstrumentation', modules: ['tedious'] },
   // fetch is built into Node (undici inside), so this one is always usable.
-  { name: 'undici', className: 'UndiciInstrumentation', modules: [], config: () => ({ ignoreRequestHook: isOwnTraffic }) },
+  { name: 'undici', className: 'UndiciInstrumentation', modules: [], config: { ignoreRequestHook: isOwnTraffic } },
   { name: 'winston', className: 'WinstonInstrumentation', modules: ['winston'] },
 ];
 
@@ -130,7 +130,7 @@ export function loadInstrumentations(names: readonly string[], onError: (name: s
     try {
       const Class = instrumentationPackage(name)[entry.className] as (new (config?: object) => Instrumentation) | undefined;
       if (typeof Class !== 'function') throw new Error(`no ${entry.className} export`);
-      out.push(new Class(entry.config?.()));
+      out.push(new Class(entry.config));
     } catch (error) {
       onError(name, error);
     }

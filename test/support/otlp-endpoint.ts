@@ -71,26 +71,27 @@ function decompress(request: ReceivedRequest, contentEncoding: string): Buffer {
 export type TracesResult = { reply: Reply; record: TraceExportRecord | undefined };
 
 export function handleTraces(request: ReceivedRequest): TracesResult {
-  const { reply, decoded } = handleExport(request, { protobuf: decodeTraceRequestProto, json: decodeTraceRequestJson });
+  const { reply, decoded } = handleExport(request, { protobuf: decodeTraceRequestProto, json: (bytes) => decodeTraceRequestJson(bytes.toString('utf8')) });
   if (decoded === undefined) return { reply, record: undefined };
   const { encoding, contentEncoding, items: spans } = decoded;
   return { reply, record: { receivedAt: request.receivedAt, headers: request.headers, encoding, contentEncoding, spans } };
 }
 
-export function handleMetrics(request: ReceivedRequest): { reply: Reply; metrics: DecodedMetric[] | undefined } {
+/** A metrics or logs export: the reply, and what it held when it could be decoded. */
+export type SignalResult<T> = { reply: Reply; items: T[] | undefined };
+
+export function handleMetrics(request: ReceivedRequest): SignalResult<DecodedMetric> {
   const { reply, decoded } = handleExport(request, { protobuf: decodeMetricsRequestProto });
-  return { reply, metrics: decoded?.items };
+  return { reply, items: decoded?.items };
 }
 
-export function handleLogs(request: ReceivedRequest): { reply: Reply; logs: DecodedLogRecord[] | undefined } {
+export function handleLogs(request: ReceivedRequest): SignalResult<DecodedLogRecord> {
   const { reply, decoded } = handleExport(request, { protobuf: decodeLogsRequestProto });
-  return { reply, logs: decoded?.items };
+  return { reply, items: decoded?.items };
 }
 
-interface Decoders<T> {
-  protobuf(bytes: Uint8Array): T[];
-  json?(text: string): T[];
-}
+/** A signal's request body decoders, by encoding; one without `json` answers OTLP/JSON with 415. */
+type Decoders<T> = { protobuf: (bytes: Buffer) => T[]; json?: (bytes: Buffer) => T[] };
 
 interface Decoded<T> {
   encoding: 'protobuf' | 'json';
@@ -101,10 +102,9 @@ interface Decoded<T> {
 /** One export request of any signal: media type, compression, decoding, and the reply for each. */
 function handleExport<T>(request: ReceivedRequest, decoders: Decoders<T>): { reply: Reply; decoded: Decoded<T> | undefined } {
   const encoding = encodingOf(request);
-  const json = decoders.json;
-  const decode = encoding === 'protobuf' ? decoders.protobuf : encoding === 'json' && json ? (bytes: Buffer) => json(bytes.toString('utf8')) : undefined;
+  const decode = encoding === undefined ? undefined : decoders[encoding];
   if (encoding === undefined || decode === undefined) {
-    const supported = json === undefined ? PROTOBUF : `${JSON_TYPE}, ${PROTOBUF}`;
+    const supported = decoders.json === undefined ? PROTOBUF : `${JSON_TYPE}, ${PROTOBUF}`;
     const message = `415 unsupported media type, supported: [${supported}]`;
     return { reply: { status: 415, headers: { 'content-type': 'text/plain' }, body: message, error: message }, decoded: undefined };
   }

@@ -27,7 +27,7 @@ import type {
   WaitForOptions,
 } from './receiver-types.js';
 import { handleOtlpProfiles } from './pyroscope-otlp.js';
-import { handleLogs, handleMetrics, handleTraces, otlpErrorReply } from './otlp-endpoint.js';
+import { handleLogs, handleMetrics, handleTraces, otlpErrorReply, type SignalResult } from './otlp-endpoint.js';
 import { Waiter } from './waiter.js';
 
 export type * from './receiver-types.js';
@@ -224,6 +224,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       return;
     }
     const breakReply = behaviour?.resetMidBody === 'response';
+    const store = <T>({ reply, items }: SignalResult<T>, into: T[]): void => {
+      if (items) into.push(...items);
+      record.outcome = items ? 'stored' : 'rejected';
+      send(res, record, reply, breakReply);
+    };
     if (endpoint === 'traces' && options.maxTracesBodyBytes !== undefined && request.body.length > options.maxTracesBodyBytes) {
       record.outcome = 'rejected';
       const message = '413 Request Entity Too Large';
@@ -241,15 +246,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       record.outcome = reply.status >= 300 ? 'rejected' : records.length > 0 ? 'stored' : 'ignored';
       send(res, record, reply, breakReply);
     } else if (endpoint === 'metrics') {
-      const { reply, metrics: decoded } = handleMetrics(request);
-      if (decoded) metrics.push(...decoded);
-      record.outcome = decoded ? 'stored' : 'rejected';
-      send(res, record, reply, breakReply);
+      store(handleMetrics(request), metrics);
     } else if (endpoint === 'logs') {
-      const { reply, logs: decoded } = handleLogs(request);
-      if (decoded) logs.push(...decoded);
-      record.outcome = decoded ? 'stored' : 'rejected';
-      send(res, record, reply, breakReply);
+      store(handleLogs(request), logs);
     } else {
       const { reply, record: exported } = handleTraces(request);
       if (exported) {
@@ -278,9 +277,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       outcome: 'pending',
       error: undefined,
     };
-    const endpointNow = endpointOf(path, metricsAndLogs);
-    if (endpointNow !== 'other' && behaviours[endpointNow].peek()?.resetMidBody === 'request') {
-      behaviours[endpointNow].take();
+    const endpoint = record.endpoint;
+    if (endpoint !== 'other' && behaviours[endpoint].peek()?.resetMidBody === 'request') {
+      behaviours[endpoint].take();
       record.seq = requests.length + 1;
       requests.push(record);
       record.outcome = 'reset';
@@ -311,7 +310,6 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       headers: req.headers,
       body,
     };
-    const endpoint = record.endpoint;
     if (endpoint === 'other') {
       record.outcome = 'not-found';
       send(res, record, { status: 404, headers: { 'content-type': 'text/plain' }, body: '404 page not found\n', error: 'not found' });
