@@ -47,7 +47,8 @@ const NO_ONE: TimeBuild['spanOf'] = () => undefined;
 export class Profiler {
   readonly time: TimeSource | undefined;
   private readonly sources: ProfileSource[] = [];
-  private windowStart = 0;
+  /** When the current window started, on the monotonic clock (performance.now(), ms). */
+  private windowStartedAt = 0;
   /** The longest a gather held the event loop since the last cut, milliseconds, and how many there were. */
   private longestGatherMs = 0;
   private gathers = 0;
@@ -62,13 +63,24 @@ export class Profiler {
       this.sources.push(this.time);
     }
     const { outOfMemory } = options;
-    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ from: this.windowStart, until: Date.now(), parts: [part], sourceMapper: this.sourceMapper, longestStopMs: 0, stops: 0 }));
+    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ ...this.windowSoFar(), parts: [part], sourceMapper: this.sourceMapper, longestStopMs: 0, stops: 0 }));
     for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options, atLimit));
   }
 
   start(): void {
     for (const source of this.sources) source.start();
-    this.windowStart = Date.now();
+    this.windowStartedAt = performance.now();
+  }
+
+  /**
+   * The current window's time so far, epoch ms: it ends at the system clock's now and lasts as
+   * long as the monotonic clock says. A window read off the system clock at both ends would run
+   * backwards, or span minutes, when NTP or a resumed VM stepped the clock inside it; placed this
+   * way, windows around a step overlap or leave a gap, as the clock did.
+   */
+  private windowSoFar(now = performance.now()): { from: number; until: number } {
+    const until = Date.now();
+    return { from: until - Math.round(now - this.windowStartedAt), until };
   }
 
   /** Whether a heap sampler watches the heap limit (to hand over the profile of that moment). */
@@ -117,9 +129,9 @@ export class Profiler {
     this.longestGatherMs = 0;
     this.gathers = 0;
     if (parts.length === 0) return undefined;
-    const from = this.windowStart;
-    const until = Date.now();
-    this.windowStart = until;
+    const now = performance.now();
+    const { from, until } = this.windowSoFar(now);
+    this.windowStartedAt = now;
     return { from, until, parts, longestStopMs, stops, sourceMapper: this.sourceMapper };
   }
 }

@@ -17,8 +17,11 @@ export interface TimeBuild {
   intervalMicros: number;
   /** Which profiles to make (cpu, wall). */
   types: readonly ProfileType[];
-  /** Who a sample belongs to, from the context the sampler recorded with it; undefined for no one. */
-  spanOf(context: TimeProfileNodeContext): SampleLabels | undefined;
+  /**
+   * Who a sample belongs to, from the context the sampler recorded with it and when it was taken
+   * (microseconds of the monotonic clock, `performance.now()`'s); undefined for no one.
+   */
+  spanOf(context: TimeProfileNodeContext, sampledAtMicros: number): SampleLabels | undefined;
   traceIdLabel: boolean;
 }
 
@@ -35,9 +38,10 @@ export function buildTimeProfiles(raws: readonly TimeProfile[], from: number, bu
   return foldOf(raws, build).profiles(from, sourceMapper, labelled);
 }
 
+/** Trees given whole (the encoder's warm-up, tests) have their timestamps on the monotonic clock already. */
 function foldOf(raws: readonly TimeProfile[], build: TimeBuild): TimeFold {
   const fold = new TimeFold(build);
-  for (const raw of raws) fold.add(raw);
+  for (const raw of raws) fold.add(raw, 0);
   return fold;
 }
 
@@ -132,8 +136,13 @@ export class TimeFold {
     return this.trees;
   }
 
-  /** Folds one tree of the sampler in. */
-  add(raw: TimeProfile): void {
+  /**
+   * Folds one tree of the sampler in. Its sample timestamps are epoch microseconds, through the
+   * system clock read when it was taken; minus `epochOffsetMicros` (the epoch's lead over the
+   * monotonic clock at that moment) they are times of the monotonic clock, which spans' ends are
+   * compared with (SpanLabels.covers).
+   */
+  add(raw: TimeProfile, epochOffsetMicros: number): void {
     this.trees += 1;
     this.hits += raw.totalHitCount ?? countHits(raw.topDownRoot);
     this.durationMicros += Math.max(0, raw.endTime - raw.startTime);
@@ -142,7 +151,7 @@ export class TimeFold {
     const parents: number[] = pending.map(() => NO_PARENT);
     for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
       const id = this.nodeOf(node, parents.pop()!);
-      this.visit(node, id);
+      this.visit(node, id, epochOffsetMicros);
       for (const child of node.children as TimeProfileNode[]) {
         pending.push(child);
         parents.push(id);
@@ -210,12 +219,12 @@ export class TimeFold {
     return row;
   }
 
-  private visit(node: TimeProfileNode, id: number): void {
+  private visit(node: TimeProfileNode, id: number, epochOffsetMicros: number): void {
     const idle = node.name === V8_IDLE;
     let unlabelledHits = node.hitCount;
     let unlabelledCpu = 0;
     for (const context of node.contexts ?? []) {
-      const span = this.build.spanOf(context);
+      const span = this.build.spanOf(context, Number(context.timestamp) - epochOffsetMicros);
       const cpu = context.cpuTime ?? 0;
       if (span === undefined) {
         unlabelledCpu += cpu;

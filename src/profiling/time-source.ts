@@ -50,14 +50,14 @@ export class TimeSource implements ProfileSource {
   /** Takes the sampler's tree so far into the window being recorded; sampling goes on. */
   gather(): void {
     const raw = this.sampler.stop(true);
-    if (raw !== undefined) this.fold.add(raw);
+    if (raw !== undefined) this.fold.add(raw, epochOffsetMicros());
   }
 
   cut(last: boolean): WindowPart | undefined {
     const raw = this.sampler.stop(!last);
     const fold = this.fold;
     this.fold = new TimeFold(this.options);
-    if (raw !== undefined) fold.add(raw);
+    if (raw !== undefined) fold.add(raw, epochOffsetMicros());
     return fold.size === 0 ? undefined : fold.part();
   }
 
@@ -74,4 +74,15 @@ export class TimeSource implements ProfileSource {
   get stuckAtLastStop(): number {
     return this.sampler.stuckAtLastStop;
   }
+}
+
+/**
+ * The epoch's lead over the monotonic clock now, in microseconds. The sampler turns its
+ * monotonic ticks into epoch timestamps by the system clock read as it stops; read again right
+ * after, this takes them back, so a step of the system clock between a span's end and the stop
+ * (NTP, a resumed VM) leaves a sample where it was. Date.now()'s millisecond step makes samples
+ * read up to 1 ms late (labels.ts, CLOCK_SKEW_MICROS).
+ */
+function epochOffsetMicros(): number {
+  return (Date.now() - performance.now()) * 1000;
 }

@@ -33,7 +33,11 @@ interface NamedSpan {
 export class SpanLabels {
   private span: NamedSpan | undefined;
   private finalName = '';
-  /** When the span ended, epoch microseconds (the sampler's sample clock); undefined while it runs. */
+  /**
+   * When the span ended, in microseconds of the monotonic clock (`performance.now()`); undefined
+   * while it runs. Not the span's own end time: that is read from the system clock, which NTP or
+   * a resumed VM can step between the span's end and the window's cut.
+   */
   endedAtMicros: number | undefined;
   /**
    * The sampler's holder of these labels while the span runs (span-link/frame-context.ts), held
@@ -72,11 +76,11 @@ export class SpanLabels {
   }
 
   /**
-   * Whether a sample taken at `atMicros` belongs to this span. Code can keep running in a span's
-   * async context after the span ended — a pooled socket's data handler runs in the context of the
-   * request that opened the connection, long gone — and that work is not the span's: it is left
-   * unlabelled rather than charged to a finished request. `graceMicros` absorbs the two clocks'
-   * skew (the sampler's and OTel's).
+   * Whether a sample taken at `atMicros` (monotonic, as `endedAtMicros`) belongs to this span. Code
+   * can keep running in a span's async context after the span ended — a pooled socket's data
+   * handler runs in the context of the request that opened the connection, long gone — and that
+   * work is not the span's: it is left unlabelled rather than charged to a finished request.
+   * `graceMicros` absorbs the error of reading a sample's time (see spanOfSample).
    */
   covers(atMicros: number, graceMicros: number): boolean {
     return this.endedAtMicros === undefined || atMicros <= this.endedAtMicros + graceMicros;
@@ -116,17 +120,15 @@ export class LabelRegistry {
 }
 
 /**
- * How far a sample's timestamp (V8's tick, converted to the epoch at each cut) may fall after the
- * end the SDK recorded for its span, though taken before it: the SDKs time spans with Date.now()
- * (millisecond steps) or performance.timeOrigin (off by milliseconds per process). Measured here
- * up to ~5 ms (an app on OpenTelemetry JS 2.x, test/process/own-otel-v2.test.ts); a sample later than this
- * past its span's end is not the span's (SpanLabels.covers).
+ * How far a sample's time may read after its span's end, though taken before it: the sampler
+ * stamps samples in epoch microseconds, through the system clock read at each stop, and they are
+ * brought back to the monotonic clock through Date.now() read right after it (TimeSource), whose
+ * millisecond steps make a sample read up to 1 ms late.
  */
-const CLOCK_SKEW_MICROS = 10_000;
+const CLOCK_SKEW_MICROS = 2_000;
 
-/** The sampler's question "whose sample is this?", answered from the context it recorded: the span's labels, if the span still covered the sample. */
-export function spanOfSample(samplingIntervalMicros: number): (sample: { context?: unknown; timestamp: bigint | number }) => SpanLabels | undefined {
+/** The sampler's question "whose sample is this?", answered from the context it recorded and when it was taken (monotonic µs): the span's labels, if the span still covered the sample. */
+export function spanOfSample(samplingIntervalMicros: number): (sample: { context?: unknown }, sampledAtMicros: number) => SpanLabels | undefined {
   const grace = Math.max(samplingIntervalMicros, CLOCK_SKEW_MICROS);
-  // Sample timestamps are epoch microseconds; a span's end is the SDK's own clock reading.
-  return ({ context, timestamp }) => (context instanceof SpanLabels && context.covers(Number(timestamp), grace) ? context : undefined);
+  return ({ context }, sampledAtMicros) => (context instanceof SpanLabels && context.covers(sampledAtMicros, grace) ? context : undefined);
 }

@@ -42,9 +42,10 @@ export class SpanLinkProcessor implements SpanProcessor {
     span.setAttribute(ATTR_PROFILE_ID, own.spanId);
   }
 
+  /** Called from within `span.end()`: the monotonic clock's now is when the span's code ended. */
   onEnd(span: ReadableSpan): void {
     const labels = this.registry.get(span);
-    if (labels !== undefined && labels.spanId === span.spanContext().spanId) labels.ended(span.name, span.endTime[0] * 1e6 + span.endTime[1] / 1e3);
+    if (labels !== undefined && labels.spanId === span.spanContext().spanId) labels.ended(span.name, performance.now() * 1000);
   }
 
   forceFlush(): Promise<void> {

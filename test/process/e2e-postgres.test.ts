@@ -73,6 +73,23 @@ function aliveDuring(span: DecodedSpan, ingest: IngestRecord): boolean {
   return span.startTimeUnixNano <= until && span.endTimeUnixNano >= from;
 }
 
+/** Why samples carry no running request: unlabelled, another span's id, or a request outside the window (by how far). */
+function wrongKinds(wrong: StackSample[], requestById: Map<string, DecodedSpan>): string {
+  const kinds = new Map<string, number>();
+  for (const { ingest, view } of wrong) {
+    const span = requestById.get(view.labels.span_id ?? '');
+    let kind = view.labels.span_id === undefined ? 'unlabelled' : 'another span';
+    if (span) {
+      const from = BigInt(ingest.from) * 1_000_000n;
+      const until = BigInt(ingest.until) * 1_000_000n;
+      const offMs = span.endTimeUnixNano < from ? (from - span.endTimeUnixNano) / 1_000_000n : (span.startTimeUnixNano - until) / 1_000_000n;
+      kind = `request ${offMs} ms outside the window`;
+    }
+    kinds.set(kind, (kinds.get(kind) ?? 0) + (view.values.samples ?? 1));
+  }
+  return [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
+}
+
 function assertQuerySpansUnderRequests(receiver: Receiver, requests: DecodedSpan[], listeningAt: bigint): void {
   const byId = new Map(receiver.spans.map((span) => [span.spanId, span]));
   const requestIds = new Set(requests.map((span) => span.spanId));
@@ -128,7 +145,7 @@ test('express + pg through the CLI: query spans under the request, report CPU an
   const right = count(report.filter((s) => requestOf(s) !== undefined));
   t.diagnostic(`attribution ${((right / total) * 100).toFixed(2)}%: ${right}/${total} buildRevenueReport CPU samples carry a running request's span_id`);
   assert.ok(total >= 200, `too few CPU samples in buildRevenueReport to judge: ${total}`);
-  assert.ok(right / total >= 0.99, `attribution ${((right / total) * 100).toFixed(2)}% (${total - right} of ${total} samples wrong)`);
+  assert.ok(right / total >= 0.99, `attribution ${((right / total) * 100).toFixed(2)}% (${total - right} of ${total} samples wrong: ${wrongKinds(report.filter((s) => requestOf(s) === undefined), requestById)})`);
 
   // Traces that opened one of the pool's connections (see the row-parsing check below).
   const openers = new Set(receiver.spans.filter((span) => span.name === 'pg.connect').map((span) => span.traceId));

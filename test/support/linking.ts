@@ -13,6 +13,8 @@ export interface Attribution {
   right: number;
   /** …labelled with another span, or unlabelled. */
   wrong: number;
+  /** …of which unlabelled. */
+  unlabelled: number;
   share: number;
 }
 
@@ -60,6 +62,7 @@ export function attribution(
   }
   let total = 0;
   let right = 0;
+  let unlabelled = 0;
   for (const profile of profiles) {
     for (const sample of profile.samples) {
       const match = sample.stack.map((name) => name.match(frame)).find((m) => m !== null);
@@ -69,9 +72,10 @@ export function attribution(
       assert.ok(expected, `no server span for request ${match[1]}`);
       total += count;
       if (sample.labels.span_id === expected) right += count;
+      else if (sample.labels.span_id === undefined) unlabelled += count;
     }
   }
-  return { total, right, wrong: total - right, share: total === 0 ? 0 : right / total };
+  return { total, right, wrong: total - right, unlabelled, share: total === 0 ? 0 : right / total };
 }
 
 export interface AttributionGoal {
@@ -95,7 +99,7 @@ export function assertAttributed(t: { diagnostic(message: string): void }, recei
   const share = attribution(receiver, cpuIngests(receiver), frame);
   t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} ${what} CPU samples carry their request's span_id`);
   assert.ok(share.total >= minSamples, `too few ${what} CPU samples to judge: ${share.total}`);
-  assert.ok(share.share >= minShare, `${what} attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong)`);
+  assert.ok(share.share >= minShare, `${what} attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong: ${share.unlabelled} unlabelled, ${share.wrong - share.unlabelled} another span's)`);
   return share;
 }
 

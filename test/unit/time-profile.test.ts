@@ -10,9 +10,9 @@ import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@data
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { Profile as EsmProfile } from 'pprof-format';
 import type { ProfileType } from '../../src/config.js';
-import { SpanLabels } from '../../src/span-link/labels.js';
+import { SpanLabels, spanOfSample } from '../../src/span-link/labels.js';
 import { runNow, runSliced } from '../../src/util/slices.js';
-import { buildTimeProfiles, type Profile, type TimeBuild } from '../../src/profiling/time-profile.js';
+import { buildTimeProfiles, type Profile, type TimeBuild, TimeFold } from '../../src/profiling/time-profile.js';
 import { functionNamesOf, labelsOf } from '../support/pprof-helpers.js';
 import { decodePprof } from '../support/pprof-wire.js';
 import { turnsDuring } from '../support/turns.js';
@@ -202,6 +202,29 @@ describe('buildTimeProfiles', () => {
     const wall = runNow(buildTimeProfiles([tree], FROM_MS, build({ spanOf: () => undefined }))).get('wall');
     assert.ok(wall);
     assert.deepEqual(views(roundTrip(wall)), [{ stack: 'late', labels: {}, values: [2, 20 * MS] }]);
+  });
+
+  it('judges a sample by when it was taken on the monotonic clock: a step of the system clock before the stop moves no sample past its span’s end', () => {
+    const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', { name: 'GET /' });
+    labels.ended('GET /', 10_000_000);
+    const fold = new TimeFold(build({ spanOf: spanOfSample(INTERVAL_US) }));
+    /** A tree stopped when the epoch led the monotonic clock by `offset`, its samples taken at monotonic `takenAt` (µs). */
+    const stoppedAt = (offset: number, name: string, takenAt: number[]) =>
+      fold.add(window([node(name, takenAt.length, takenAt.map((t) => ({ context: labels, timestamp: BigInt(offset + t), cpuTime: MS })))]), offset);
+    const epoch = 1_700_000_000_000_000;
+    stoppedAt(epoch, 'steady', [9_000_000, 9_999_000]);
+    // The system clock stepped 1.5 s forward, then 0.7 s back, after the span ended.
+    stoppedAt(epoch + 1_500_000, 'stepped-forward', [9_500_000, 10_009_000]);
+    stoppedAt(epoch - 700_000, 'stepped-back', [9_990_000, 10_011_000, 10_500_000]);
+    const wall = runNow(fold.part().build(FROM_MS, undefined)).get('wall');
+    assert.ok(wall);
+    const label = { span_id: '1111111111111111', span_name: 'GET /' };
+    assert.deepEqual(views(roundTrip(wall)), sorted([
+      { stack: 'steady', labels: label, values: [2, 20 * MS] },
+      { stack: 'stepped-forward', labels: label, values: [2, 20 * MS] },
+      { stack: 'stepped-back', labels: label, values: [1, 10 * MS] },
+      { stack: 'stepped-back', labels: {}, values: [2, 20 * MS] },
+    ]));
   });
 
   it('weighs a sample by the mean interval the sampler achieved, within [asked, 2 × asked]', () => {
