@@ -76,7 +76,7 @@ export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logg
   };
 
   const onSignal = (signal: NodeJS.Signals) => {
-    const now = Date.now();
+    const now = performance.now();
     const seen = firstSeen.get(signal);
     if (seen !== undefined) {
       if (now - seen < DUPLICATE_SIGNAL_MS) return;

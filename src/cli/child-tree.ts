@@ -45,8 +45,8 @@ export class ChildTree {
 
   /** Resolves once none of the remembered processes runs, or after `graceMs`, whichever comes first. */
   async waitUntilGone(): Promise<void> {
-    const deadline = Date.now() + this.graceMs;
-    for (let left = this.graceMs; left > 0 && this.running().length > 0; left = deadline - Date.now()) {
+    const deadline = performance.now() + this.graceMs;
+    for (let left = this.graceMs; left > 0 && this.running().length > 0; left = deadline - performance.now()) {
       await sleep(Math.min(POLL_MS, left));
     }
   }

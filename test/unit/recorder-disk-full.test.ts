@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import fs, { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { type ReadableSpan, TracerProvider } from '@opentelemetry/sdk-trace';
 import { readConfig } from '../../src/config.js';
 import { LocalRecorder } from '../../src/export/local/local-recorder.js';
@@ -31,8 +31,18 @@ function spans(n: number): ReadableSpan[] {
 /** Every file name under `dir`, hidden ones included. */
 const filesIn = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name)) : [e.name]));
 
-it('a full disk: what comes is dropped and counted, one warning, no partial file; writing goes on when there is room', (t) => {
+/**
+ * A recorder on a disk that is full until `room()`; the system clock (Date) and the monotonic one
+ * (performance.now()) are mocked: `advance` moves both, as time passing does.
+ */
+function onFullDisk(t: TestContext) {
   t.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-29T22:15:03.000Z') });
+  let monotonic = 1_000;
+  t.mock.method(performance, 'now', () => monotonic);
+  const advance = (ms: number) => {
+    t.mock.timers.tick(ms);
+    monotonic += ms;
+  };
   const base = tempDir();
   const { config } = readConfig({ PYRO_RUN_OUTPUT_DIR: base, OTEL_SERVICE_NAME: 'full' });
   const lines: string[] = [];
@@ -47,26 +57,52 @@ it('a full disk: what comes is dropped and counted, one warning, no partial file
     writeFileSync(file, data.slice(0, 10));
     throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
   });
+  const room = () => void (full = false);
+  /** The span files written so far. */
+  const spanFiles = () => readdirSync(path.join(base, readdirSync(base)[0]!, 'spans')).length;
+  /** The run's manifest counts, once finished. */
+  const finish = () => {
+    recorder.finishSync({ window: undefined, spanBatches: [] });
+    const dir = path.join(base, readdirSync(base)[0]!);
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { complete: boolean; counts: Record<string, number> };
+    return { dir, manifest };
+  };
+  return { recorder, lines, base, advance, room, spanFiles, finish };
+}
+
+it('a full disk: what comes is dropped and counted, one warning, no partial file; writing goes on when there is room', (t) => {
+  const { recorder, lines, base, advance, room, finish } = onFullDisk(t);
   // Spans are written at most once a second: each step below is a second or more after the last.
-  t.mock.timers.tick(2_000);
+  advance(2_000);
   recorder.spans(spans(2)); // fails: dropped, and writes pause
-  t.mock.timers.tick(2_000);
+  advance(2_000);
   recorder.spans(spans(4)); // during the pause: dropped without a try
-  t.mock.timers.tick(31_000);
+  advance(31_000);
   recorder.spans(spans(1)); // tried again, still full: dropped, no second warning
-  full = false;
-  t.mock.timers.tick(31_000);
+  room();
+  advance(31_000);
   recorder.spans(spans(5)); // room again: written
-  recorder.finishSync({ window: undefined, spanBatches: [] });
+  const { dir, manifest } = finish();
 
   const warnings = lines.filter((line) => line.includes('warning'));
   assert.equal(warnings.length, 1, lines.join(''));
   assert.match(warnings[0]!, /^pyro-run: warning: the disk holding .*full-\d{8}-\d{6}-\d+ is full \(ENOSPC\): profile windows and spans are dropped \(counted in run\.json\) and writing is tried again every 30 s; no partial file is left; the app is not affected\n$/);
   assert.equal(lines.filter((line) => line.includes('info: there is room on the disk again')).length, 1, lines.join(''));
   assert.deepEqual(filesIn(base).filter((name) => name.endsWith('.tmp')), [], 'no partial file');
-  const dir = path.join(base, readdirSync(base)[0]!);
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { complete: boolean; counts: Record<string, number> };
   assert.equal(manifest.complete, true);
   assert.deepEqual([manifest.counts.spans, manifest.counts.spanFiles, manifest.counts.droppedSpans], [3 + 5, 2, 2 + 4 + 1]);
   assert.equal(readdirSync(path.join(dir, 'spans')).length, 2, 'the batches written, nothing else');
+});
+
+it('the pause after a full disk is timed by the monotonic clock: a step back of the system clock does not make it longer', (t) => {
+  const { recorder, advance, room, spanFiles, finish } = onFullDisk(t);
+  advance(2_000);
+  recorder.spans(spans(2)); // fails: writes pause for 30 s
+  t.mock.timers.setTime(Date.now() - 3_600_000); // NTP steps the clock an hour back
+  room();
+  advance(31_000);
+  recorder.spans(spans(5)); // the pause is over: written now, not at the end of the run
+  assert.equal(spanFiles(), 2);
+  const { manifest } = finish();
+  assert.deepEqual([manifest.counts.spans, manifest.counts.droppedSpans], [3 + 5, 2]);
 });

@@ -107,6 +107,7 @@ export class LocalRecorder implements Destination {
   /** Kept spans not written yet, and the timer that writes them. */
   private unwritten: ReadableSpan[] = [];
   private writeTimer: NodeJS.Timeout | undefined;
+  /** When spans were last written (performance.now(): elapsed times are the monotonic clock's, which no clock step moves). */
   private lastSpanWriteAt = Number.NEGATIVE_INFINITY;
   /** Span IDs the samples of the windows written lately are labelled with. */
   private recentSampledIds: { untilMs: number; ids: ReadonlySet<string> }[] = [];
@@ -114,7 +115,7 @@ export class LocalRecorder implements Destination {
   private manifestBytes = 0;
   private readonly total: TotalCap;
   private readonly heartbeat: NodeJS.Timeout;
-  /** Until when writes are dropped after a full disk; 0 when they are not. */
+  /** Until when (performance.now()) writes are dropped after a full disk; 0 when they are not. */
   private diskFullUntil = 0;
   private broken = false;
   private closed = false;
@@ -226,7 +227,7 @@ export class LocalRecorder implements Destination {
   spans(batch: ReadableSpan[]): void {
     if (this.broken || this.closed) return;
     this.keep(batch);
-    if (this.unwritten.length >= SPANS_PER_FILE || Date.now() - this.lastSpanWriteAt >= WRITE_EVERY_MS) this.writeKept();
+    if (this.unwritten.length >= SPANS_PER_FILE || performance.now() - this.lastSpanWriteAt >= WRITE_EVERY_MS) this.writeKept();
     else this.writeSoon();
   }
 
@@ -245,7 +246,7 @@ export class LocalRecorder implements Destination {
     clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     if (this.broken) return;
-    this.lastSpanWriteAt = Date.now();
+    this.lastSpanWriteAt = performance.now();
     const spans = this.unwritten;
     this.unwritten = [];
     if (this.diskFull()) {
@@ -506,7 +507,7 @@ export class LocalRecorder implements Destination {
 
   /** Whether writes are being dropped after a full disk; the first write after the pause tries again. */
   private diskFull(): boolean {
-    return this.diskFullUntil !== 0 && Date.now() < this.diskFullUntil;
+    return this.diskFullUntil !== 0 && performance.now() < this.diskFullUntil;
   }
 
   private guard(write: () => void): void {
@@ -520,7 +521,7 @@ export class LocalRecorder implements Destination {
       }
     } catch (error) {
       if (isDiskFull(error)) {
-        this.diskFullUntil = Date.now() + DISK_FULL_PAUSE_MS;
+        this.diskFullUntil = performance.now() + DISK_FULL_PAUSE_MS;
         this.log.warnOnce(
           'disk-full',
           `${describeDiskError(error, this.dir)}: profile windows and spans are dropped (counted in run.json) and writing is tried again every ${DISK_FULL_PAUSE_MS / 1000} s; no partial file is left; the app is not affected`,

@@ -60,7 +60,8 @@ export function runsToDelete<T extends WeighedRun>(runs: readonly T[], ownBytes:
  */
 export class TotalCap {
   private runs: (RunOnDisk & { running: boolean })[] = [];
-  private scannedAtMs: number | undefined;
+  /** When the folder was last read (performance.now(): a clock step moves no rescan). */
+  private scannedAt: number | undefined;
   private folderMtimeMs = 0;
   private readonly removing = new Set<string>();
   private removals = 0;
@@ -115,15 +116,15 @@ export class TotalCap {
   }
 
   private scanDue(): boolean {
-    if (this.scannedAtMs === undefined) return true;
-    if (Date.now() - this.scannedAtMs < RESCAN_MS) return false;
+    if (this.scannedAt === undefined) return true;
+    if (performance.now() - this.scannedAt < RESCAN_MS) return false;
     return this.runs.some((run) => run.running) || this.folderMtime() !== this.folderMtimeMs;
   }
 
   private scan(): void {
     const here = this.vantage();
     this.folderMtimeMs = this.folderMtime();
-    this.scannedAtMs = here.nowMs;
+    this.scannedAt = performance.now();
     this.runs = listRuns(this.baseDir, this.own).map((run) => ({ ...run, running: isRunning(run, here) }));
     // Removals a process did not live to finish: hidden from every reader, and still on disk.
     for (const name of nodeFs().readdirSync(this.baseDir)) {
