@@ -38,6 +38,13 @@ const SOURCES: Record<Exclude<SourceName, 'time'>, (options: ProfilerOptions, at
 };
 
 const NO_ONE: TimeBuild['spanOf'] = () => undefined;
+/**
+ * How far a window's length by the system clock may differ from its length by the monotonic clock
+ * before the system clock counts as stepped: NTP's slewing moves it by 0.5 ms a second at most,
+ * Date.now() by its millisecond; a step below this leaves the windows tiled, and below the shortest
+ * flush interval (1 s) a window never runs backwards.
+ */
+const CLOCK_STEP_MS = 100;
 
 /**
  * Every sampler the config asks for, cut into windows together: each cut takes one part from each
@@ -47,7 +54,8 @@ const NO_ONE: TimeBuild['spanOf'] = () => undefined;
 export class Profiler {
   readonly time: TimeSource | undefined;
   private readonly sources: ProfileSource[] = [];
-  /** When the current window started, on the monotonic clock (performance.now(), ms). */
+  /** When the current window started: epoch ms (the last window's end), and on the monotonic clock (performance.now(), ms). */
+  private windowStart = 0;
   private windowStartedAt = 0;
   /** The longest a gather held the event loop since the last cut, milliseconds, and how many there were. */
   private longestGatherMs = 0;
@@ -69,18 +77,21 @@ export class Profiler {
 
   start(): void {
     for (const source of this.sources) source.start();
+    this.windowStart = Date.now();
     this.windowStartedAt = performance.now();
   }
 
   /**
-   * The current window's time so far, epoch ms: it ends at the system clock's now and lasts as
-   * long as the monotonic clock says. A window read off the system clock at both ends would run
-   * backwards, or span minutes, when NTP or a resumed VM stepped the clock inside it; placed this
-   * way, windows around a step overlap or leave a gap, as the clock did.
+   * The current window's time so far, epoch ms. It ends at the system clock's now and starts where
+   * the last one ended, so that windows tile time — unless the system clock stepped meanwhile (NTP,
+   * a resumed VM), which read at both ends would make it run backwards or span minutes: then it
+   * lasts as long as the monotonic clock says, and leaves a gap or an overlap, as the clock did.
    */
   private windowSoFar(now = performance.now()): { from: number; until: number } {
     const until = Date.now();
-    return { from: until - Math.round(now - this.windowStartedAt), until };
+    const lasted = now - this.windowStartedAt;
+    const stepped = Math.abs(until - this.windowStart - lasted) > CLOCK_STEP_MS;
+    return { from: stepped ? until - Math.round(lasted) : this.windowStart, until };
   }
 
   /** Whether a heap sampler watches the heap limit (to hand over the profile of that moment). */
@@ -131,6 +142,7 @@ export class Profiler {
     if (parts.length === 0) return undefined;
     const now = performance.now();
     const { from, until } = this.windowSoFar(now);
+    this.windowStart = until;
     this.windowStartedAt = now;
     return { from, until, parts, longestStopMs, stops, sourceMapper: this.sourceMapper };
   }

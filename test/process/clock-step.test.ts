@@ -3,7 +3,7 @@
  * container's host corrects it — while its monotonic clock does not. libfaketime (Debian's
  * libfaketime, preloaded into the app's processes with the monotonic clock left alone) steps the
  * app's realtime clock forward and back during the load: every hot-function sample must still
- * carry the span of the request that ran it.
+ * carry the span of the request that ran it, and no profile window may run backwards.
  */
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -52,4 +52,8 @@ test('samples keep their request’s span when the system clock steps during the
   assertLinked(receiver, SERVICE);
   assert.equal(serverSpans(receiver).length, REQUESTS);
   assertAttributed(t, receiver);
+  // Windows tile time, each starting where the last ended, but across the steps over 0.1 s (four).
+  const windows = receiver.ingests.filter((ingest) => ingest.metricName === 'wall');
+  const breaks = windows.slice(1).filter((window, i) => window.from !== windows[i]!.until).length;
+  assert.ok(breaks <= 4, `${breaks} breaks in ${windows.length} windows`);
 });
