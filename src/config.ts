@@ -31,6 +31,12 @@ const OTLP_COMPRESSIONS = ['gzip', 'none'] as const;
 export const OTLP_PROFILES_PATH = '/v1development/profiles';
 /** Where OTLP profiles go when no endpoint is given: the OTel default base URL, as for traces. */
 export const DEFAULT_PROFILES_URL = `http://localhost:4318${OTLP_PROFILES_PATH}`;
+/** The OTLP/HTTP logs path, and the URL when no endpoint is given (OTel exporter spec). */
+export const OTLP_LOGS_PATH = '/v1/logs';
+export const DEFAULT_LOGS_URL = `http://localhost:4318${OTLP_LOGS_PATH}`;
+/** A log record exporter OTEL_LOGS_EXPORTER may list, as the NodeSDK takes them (`none` lists none). */
+export type LogExporterName = 'otlp' | 'console';
+const LOG_EXPORTERS: readonly LogExporterName[] = ['otlp', 'console'];
 const ORPHANED_APP: readonly OrphanedApp[] = ['stop', 'keep'];
 
 export interface Config {
@@ -111,9 +117,23 @@ export interface Config {
     timeoutMs: number;
   };
   sdkDisabled: boolean;
-  /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual. */
+  /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual, but for logs over OTLP/HTTP (`logs`). */
   metricsRequested: boolean;
   logsRequested: boolean;
+  /** The logs export OTEL_LOGS_EXPORTER and the OTLP variables ask for, by the OTel exporter spec's rules for the logs signal. */
+  logs: {
+    /** The exporters listed, each once; empty when logs are not asked for (unset, or `none`). */
+    exporters: LogExporterName[];
+    protocol: OtlpProtocol;
+    /** OTLP/HTTP: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT verbatim, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/logs, else the default; undefined when logs are not sent (a proxy that cannot be used). */
+    endpoint: string | undefined;
+    headers: Record<string, string>;
+    /** OTEL_BLRP_* batching, as the SDK's BatchLogRecordProcessor reads it. */
+    batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
+    tls: OtlpTlsFiles;
+    gzip: boolean;
+    timeoutMs: number;
+  };
 }
 
 /** A file named by an env var: its path as given (relative to the working directory) and the var. */
@@ -436,6 +456,14 @@ export const ENV = {
   otlpTimeout: 'OTEL_EXPORTER_OTLP_TIMEOUT',
   otlpTracesTimeout: 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
   otlpProfilesTimeout: 'OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT',
+  otlpLogsEndpoint: 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT',
+  otlpLogsProtocol: 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL',
+  otlpLogsHeaders: 'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
+  otlpLogsCompression: 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION',
+  otlpLogsTimeout: 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT',
+  blrpMaxQueueSize: 'OTEL_BLRP_MAX_QUEUE_SIZE',
+  blrpMaxExportBatchSize: 'OTEL_BLRP_MAX_EXPORT_BATCH_SIZE',
+  blrpScheduleDelay: 'OTEL_BLRP_SCHEDULE_DELAY',
   sdkDisabled: 'OTEL_SDK_DISABLED',
   metricsExporter: 'OTEL_METRICS_EXPORTER',
   logsExporter: 'OTEL_LOGS_EXPORTER',
@@ -446,7 +474,7 @@ export const ENV = {
 
 /** The OTLP TLS files' env var suffixes: OTEL_EXPORTER_OTLP_<suffix>, or OTEL_EXPORTER_OTLP_<SIGNAL>_<suffix> for one signal. */
 const OTLP_TLS_SUFFIXES = { ca: 'CERTIFICATE', cert: 'CLIENT_CERTIFICATE', key: 'CLIENT_KEY' } as const;
-type OtlpSignal = 'TRACES' | 'PROFILES';
+type OtlpSignal = 'TRACES' | 'PROFILES' | 'LOGS';
 
 /** The env vars that may name one signal's TLS files, the signal's own first. */
 function otlpTlsVars(signal: OtlpSignal, part: keyof typeof OTLP_TLS_SUFFIXES): [string, string] {
@@ -557,6 +585,41 @@ function readProfilesExport(
   };
 }
 
+/**
+ * The logs export, by the OTel exporter spec's rules for a signal (as readProfilesExport), the
+ * exporters listed as the NodeSDK reads OTEL_LOGS_EXPORTER (an unknown name is a problem and left
+ * out), and OTEL_BLRP_* with the SDK's defaults.
+ */
+function readLogsExport(
+  env: Env,
+  shared: { base: string | undefined; protocol: OtlpProtocol | undefined; headers: Record<string, string> | undefined; compression: OtlpCompression | undefined; timeoutMs: number },
+  problems: Problem[],
+): Config['logs'] {
+  const names = (env[ENV.logsExporter] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const unknown = names.filter((name) => name !== 'none' && !(LOG_EXPORTERS as readonly string[]).includes(name));
+  if (unknown.length > 0) problems.push({ env: ENV.logsExporter, message: `${ENV.logsExporter} lists ${unknown.map((name) => `"${name}"`).join(', ')}, not one of ${LOG_EXPORTERS.join(', ')}, none`, instead: 'ignored' });
+  const exporters = names.includes('none') ? [] : LOG_EXPORTERS.filter((name) => names.includes(name));
+  const protocol = readVar(env, ENV.otlpLogsProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? shared.protocol ?? 'http/protobuf';
+  const endpoint = readVar(env, ENV.otlpLogsEndpoint, parseExactUrl, problems) ?? (shared.base === undefined ? DEFAULT_LOGS_URL : `${shared.base}${OTLP_LOGS_PATH}`);
+  const ownExport = exporters.includes('otlp') && protocol !== 'grpc';
+  const count = integer(1, 1_000_000, 'log records');
+  return {
+    exporters,
+    protocol,
+    endpoint,
+    headers: { ...shared.headers, ...readVar(env, ENV.otlpLogsHeaders, parseHeaders, problems) },
+    batch: {
+      maxQueueSize: readVar(env, ENV.blrpMaxQueueSize, count, problems) ?? 2048,
+      maxExportBatchSize: readVar(env, ENV.blrpMaxExportBatchSize, count, problems) ?? 512,
+      scheduledDelayMillis: readVar(env, ENV.blrpScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 1000,
+    },
+    // Only read when logs go through us: the gRPC exporter reads its own.
+    tls: ownExport ? readOtlpTlsFiles(env, 'LOGS', problems) : {},
+    gzip: signalOver(env, ENV.otlpLogsCompression, oneOf(OTLP_COMPRESSIONS), shared.compression, problems) === 'gzip',
+    timeoutMs: signalOver(env, ENV.otlpLogsTimeout, uploadTimeoutMs, shared.timeoutMs, problems),
+  };
+}
+
 type OtlpCompression = (typeof OTLP_COMPRESSIONS)[number];
 
 /** A signal's OTLP setting: its own variable, else the shared value (read once, by the caller), as the OTel exporter spec orders them. */
@@ -594,7 +657,8 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const problems: Problem[] = [];
   const get = <K extends SettingKey>(key: K) => readSetting(env, key, problems);
 
-  const protocol = readVar(env, ENV.otlpTracesProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? get('otlpProtocol') ?? 'http/protobuf';
+  const sharedProtocol = get('otlpProtocol');
+  const protocol = readVar(env, ENV.otlpTracesProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? sharedProtocol ?? 'http/protobuf';
   const grpcBase = protocol === 'grpc' ? grpcHostPort(env[SETTINGS.otlpEndpoint.env]) : undefined;
   const grpcTraces = protocol === 'grpc' ? grpcHostPort(env[SETTINGS.otlpTracesEndpoint.env]) : undefined;
   // A `host:port` base is the gRPC exporter's alone: profiles over OTLP/HTTP keep their default.
@@ -682,6 +746,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
     logsRequested: exportersAskedFor(env[ENV.logsExporter]),
+    logs: readLogsExport(env, { base: otlpBase, protocol: sharedProtocol, headers: sharedOtlpHeaders, compression: sharedCompression, timeoutMs: sharedOtlpTimeout }, problems),
   };
   const badProxy = readProxySettings(env, config, problems);
   // A destination that is set but wrong is a remote set-up with a mistake: that signal is not sent,
@@ -724,6 +789,7 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
   const profilesOverOtlp = config.profilesExport.exporter === 'otlp';
   const server = profilesOverOtlp ? config.profilesExport.endpoint : config.pyroscope.serverAddress;
   const ownSpans = config.traces.exporters.includes('otlp') && config.traces.protocol !== 'grpc' ? config.traces.endpoint : undefined;
+  const ownLogs = config.logs.exporters.includes('otlp') && config.logs.protocol !== 'grpc' ? config.logs.endpoint : undefined;
   for (const bad of reading.unusable) {
     const lost: string[] = [];
     if (server !== undefined && unusableProxyFor(server, reading) === bad) {
@@ -734,6 +800,10 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
     if (ownSpans !== undefined && unusableProxyFor(ownSpans, reading) === bad) {
       config.traces.exporters = config.traces.exporters.filter((name) => name !== 'otlp');
       lost.push('spans');
+    }
+    if (ownLogs !== undefined && unusableProxyFor(ownLogs, reading) === bad) {
+      config.logs.endpoint = undefined;
+      lost.push('logs');
     }
     // Not a problem of ours when no upload would go through it.
     if (lost.length === 0) continue;

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from '../export/destination.js';
 import type { SpanBatcher } from '../tracing/span-batcher.js';
+import type { LogBatcher } from '../tracing/log-batcher.js';
 import { type Logger, reason } from '../log.js';
 import { GATHER, gatherNow, nextGatherMs } from '../profiling/gather-pace.js';
 import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
@@ -25,6 +26,8 @@ export interface AgentParts {
   profiler: Profiler | undefined;
   /** Our span batcher, when spans go to the destination. */
   batcher: SpanBatcher | undefined;
+  /** Our log record batcher, when log records go to the destination. */
+  logBatcher: LogBatcher | undefined;
   /** The exporter pipelines we do not own (grpc, console), flushed asynchronously only. */
   processors: SpanProcessor[];
   sdk: { shutdown(): Promise<void> } | undefined;
@@ -105,10 +108,10 @@ export class Agent implements Finisher {
 
   /**
    * What is owed at the end: the window held for its spans' names goes to the destination now,
-   * and the last window (sampling stops) and the spans still buffered are returned.
+   * and the last window (sampling stops) and the spans and log records still buffered are returned.
    */
   private takeLast(): FinalData {
-    const { profiler, batcher, log, destination } = this.parts;
+    const { profiler, batcher, logBatcher, log, destination } = this.parts;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     clearTimeout(this.gatherTimer);
@@ -121,7 +124,7 @@ export class Agent implements Finisher {
     } catch (error) {
       log.warn(`could not collect the last profile window: ${reason(error)}`);
     }
-    return { window, spanBatches: batcher?.takeBuffered() ?? [] };
+    return { window, spanBatches: batcher?.takeBuffered() ?? [], logBatches: logBatcher?.takeBuffered() ?? [] };
   }
 
   /**

@@ -1,14 +1,16 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { ProfileWindow } from '../profiling/profiler.js';
 
-/** What is still owed at the very end: the last profile window and the spans not yet batched out. */
+/** What is still owed at the very end: the last profile window, and the spans and log records not yet batched out. */
 export interface FinalData {
   window: ProfileWindow | undefined;
   spanBatches: ReadableSpan[][];
+  logBatches: ReadableLogRecord[][];
 }
 
 /**
- * Where profile windows and span batches go: the backends (Pyroscope + OTLP) or a local
+ * Where profile windows, span and log batches go: the backends (Pyroscope + OTLP) or a local
  * recording. Steady-state calls never throw and never block on I/O for long; the two finish
  * calls deliver everything owed within the deadline, asynchronously where the event loop still
  * turns and synchronously inside process 'exit'.
@@ -18,6 +20,8 @@ export interface Destination {
   /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */
   renameService(name: string): void;
   spans(batch: ReadableSpan[]): void;
+  /** Log records over OTLP/HTTP (remote mode only: a local recording keeps none). */
+  logRecords(batch: ReadableLogRecord[]): void;
   finishAsync(last: FinalData, deadlineAt: number): Promise<void>;
   finishSync(last: FinalData, deadlineAt: number): void;
   /**

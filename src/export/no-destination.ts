@@ -9,6 +9,7 @@ export const NO_DESTINATION: Destination = {
   profiles: () => undefined,
   renameService: () => undefined,
   spans: () => undefined,
+  logRecords: () => undefined,
   finishAsync: () => Promise.resolve(),
   finishSync: () => undefined,
   outOfMemorySync: () => undefined,

@@ -1,3 +1,4 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
@@ -51,6 +52,10 @@ export class Uploads implements Destination {
     for (const upstream of this.upstreams) upstream.spans?.(batch);
   }
 
+  logRecords(batch: ReadableLogRecord[]): void {
+    for (const upstream of this.upstreams) upstream.logRecords?.(batch);
+  }
+
   outOfMemorySync(window: ProfileWindow): void {
     for (const upstream of this.upstreams) {
       try {
@@ -66,6 +71,7 @@ export class Uploads implements Destination {
     const work = (async () => {
       if (last.window) this.profiles(last.window);
       for (const batch of last.spanBatches) this.spans(batch);
+      for (const batch of last.logBatches) this.logRecords(batch);
       await Promise.all(this.upstreams.map((upstream) => upstream.settle()));
       await this.sender.idle(Math.max(0, deadlineAt - Date.now()));
     })();

@@ -1,3 +1,4 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { ProfileWindow } from '../profiling/profiler.js';
 import type { FinalData } from './destination.js';
@@ -8,7 +9,7 @@ export type Send = (request: Outgoing) => void;
 
 /**
  * One backend of the uploads (uploads.ts): it takes what it carries — profile windows, span
- * batches or both — encodes its own wire format and hands the requests to `Send`. Steady-state
+ * batches, log batches — encodes its own wire format and hands the requests to `Send`. Steady-state
  * calls never throw; encoding that takes time runs off the app's hot path.
  */
 export interface Upstream {
@@ -16,6 +17,7 @@ export interface Upstream {
   prepare(): void;
   profiles?(window: ProfileWindow): void;
   spans?(batch: ReadableSpan[]): void;
+  logRecords?(batch: ReadableLogRecord[]): void;
   /** What it files under the service name from now on: the name the app's own OpenTelemetry SDK set. */
   renameService?(name: string): void;
   /** Resolves once everything handed over so far is encoded and sent on. */

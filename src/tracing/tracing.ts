@@ -12,6 +12,8 @@ import { routerYieldsToExpress } from '../frameworks/express-router.js';
 import { startFastifyRoutes } from '../frameworks/fastify.js';
 import { RouteFromSpans } from '../frameworks/routes.js';
 import { SpanBatcher } from './span-batcher.js';
+import { LogBatcher } from './log-batcher.js';
+import { ownLogsExport } from '../export/remote-upstreams.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from '../log.js';
 import type { LinkContext } from '../span-link/linking.js';
@@ -41,6 +43,8 @@ export interface Tracing {
   batcher: SpanBatcher | undefined;
   /** The exporters we do not own (grpc, console), each behind its processor: flushed asynchronously. */
   processors: SpanProcessor[];
+  /** Present when log records go to our destination: its buffered records can be taken synchronously at exit. */
+  logBatcher: LogBatcher | undefined;
 }
 
 /**
@@ -150,7 +154,7 @@ export function startTracing(options: TracingOptions): Tracing {
   }
   if (found.provider) {
     for (const problem of problems) log.warn(problem);
-    return { sdk: undefined, batcher: recording ? batcher : undefined, processors: [] };
+    return { sdk: undefined, batcher: recording ? batcher : undefined, processors: [], logBatcher: undefined };
   }
 
   // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
@@ -159,7 +163,7 @@ export function startTracing(options: TracingOptions): Tracing {
   // Metrics and logs from the NodeSDK, which builds those pipelines from env; first, so the
   // instrumentations find its meter provider registered, and so its modules load before the
   // instrumentations' require hook exists (below).
-  const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(config) : undefined;
+  const signals = config.metricsRequested || config.logsRequested ? startMetricsAndLogs(options) : undefined;
   // The first instrumentation constructed installs the require hook (require-in-the-middle), which
   // remembers every module required through it from then on, patched or not: a module our own code
   // loads before its instrumentation is registered (node:http under the gRPC exporter) would stay
@@ -183,17 +187,24 @@ export function startTracing(options: TracingOptions): Tracing {
     sdk: { shutdown: () => Promise.all([provider?.shutdown(), signals?.shutdown()]).then(() => undefined) },
     batcher,
     processors,
+    logBatcher: signals?.logBatcher,
   };
 }
 
-/** The NodeSDK for metrics and logs only: spans, context and propagation are set up by startTracing. */
-function startMetricsAndLogs(config: Config): { shutdown(): Promise<void> } {
+/**
+ * The NodeSDK for metrics and logs only: spans, context and propagation are set up by startTracing.
+ * Log records over OTLP/HTTP go to our destination, as spans do (ownLogsExport); otherwise the
+ * NodeSDK builds the logs pipeline from env.
+ */
+function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<void>; logBatcher: LogBatcher | undefined } {
+  const { config } = options;
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const logBatcher = config.logsRequested && ownLogsExport(config) ? logRecordBatcher(options) : undefined;
   const sdk = new NodeSDK({
     serviceName: config.serviceName,
     // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
     ...(config.metricsRequested ? {} : { metricReaders: [] }),
-    ...(config.logsRequested ? {} : { logRecordProcessors: [] }),
+    ...(config.logsRequested ? (logBatcher ? { logRecordProcessors: [logBatcher, ...consoleLogProcessors(config)] } : {}) : { logRecordProcessors: [] }),
     spanProcessors: [],
     instrumentations: [],
     // null skips the set-up (sdk-node utils.ts setupContextManager), though the type does not say so.
@@ -201,7 +212,29 @@ function startMetricsAndLogs(config: Config): { shutdown(): Promise<void> } {
     textMapPropagator: null,
   });
   sdk.start();
-  return sdk;
+  return { shutdown: () => sdk.shutdown(), logBatcher };
+}
+
+/** Log records in batches to our destination (OTLP/HTTP through our sender). */
+function logRecordBatcher(options: TracingOptions): LogBatcher {
+  const { config, destination, log } = options;
+  let dropped = 0;
+  return new LogBatcher({
+    ...config.logs.batch,
+    onBatch: (records) => destination.logRecords(records),
+    onDrop: (count) => {
+      dropped += count;
+      log.warnOnce('logs-dropped', `log record buffer is full (${config.logs.batch.maxQueueSize} records); dropping log records. Dropped so far: ${dropped}`);
+    },
+    onError: (error) => log.warnOnce('logs-batch', `a log batch could not be exported (${reason(error)}); dropping it`),
+  });
+}
+
+/** `console` in OTEL_LOGS_EXPORTER beside `otlp`: the SDK's console exporter, as the NodeSDK sets it up from env. */
+function consoleLogProcessors(config: Config): import('@opentelemetry/sdk-logs').LogRecordProcessor[] {
+  if (!config.logs.exporters.includes('console')) return [];
+  const { ConsoleLogRecordExporter, SimpleLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
+  return [new SimpleLogRecordProcessor({ exporter: new ConsoleLogRecordExporter() })];
 }
 
 const present = <T>(items: (T | undefined)[]): T[] => items.filter((item): item is T => item !== undefined);

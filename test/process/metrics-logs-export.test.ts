@@ -94,3 +94,33 @@ test('metrics and logs to a collector: the last ones are sent when the app ends 
     await receiver.close();
   }
 });
+
+/**
+ * Log lines written just before the process ends abruptly — the lines that say why — leave with the
+ * final flush, as spans do: the SDK's batch processor would hold them for its delay (1 s) and lose
+ * them. The app's exit code and its own error output stay as they are.
+ */
+const abruptEnds = [
+  { name: 'process.exit(3)', path: '/exit/3', line: 'giving up', code: 3, stderr: /^$/ },
+  { name: 'an uncaught exception', path: '/throw', line: 'state corrupted', code: 1, stderr: /Error: fatal: state corrupted/ },
+];
+for (const end of abruptEnds) {
+  test(`logs to a collector: the lines logged just before ${end.name} are sent, the exit code is the app's`, async () => {
+    const receiver = await startReceiver({ metricsAndLogs: true });
+    try {
+      const { app, port } = await servedOrders(receiver);
+      await fetch(`http://127.0.0.1:${port}${end.path}`).catch(() => undefined);
+      const exit = await app.exit();
+      assert.equal(exit.code, end.code, app.stderr);
+      assert.match(app.stderr, end.stderr);
+      assert.doesNotMatch(app.stderr, /pyro-run/);
+      const last = receiver.logs.filter((record) => record.body === end.line);
+      assert.equal(last.length, 1, `"${end.line}" among ${receiver.logs.map((record) => String(record.body)).join(', ')}`);
+      assert.equal(last[0]!.severityText, 'error');
+      assert.match(last[0]!.spanId, /^[0-9a-f]{16}$/, 'logged inside its request');
+      assert.equal(receiver.logs.filter((record) => record.body === 'order checked').length, ORDERS);
+    } finally {
+      await receiver.close();
+    }
+  });
+}

@@ -70,6 +70,17 @@ const DEFAULTS: Config = {
   sdkDisabled: false,
   metricsRequested: false,
   logsRequested: false,
+  // Logs are not asked for; were they, the OTel defaults would apply.
+  logs: {
+    exporters: [],
+    protocol: 'http/protobuf',
+    endpoint: 'http://localhost:4318/v1/logs',
+    headers: {},
+    batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000 },
+    tls: {},
+    gzip: false,
+    timeoutMs: 10_000,
+  },
 };
 
 function clean(env: Env, facts?: { packageName?: string }): Config {
@@ -365,6 +376,53 @@ describe('a destination set but wrong: a remote set-up with a mistake, that sign
     assert.equal(config.traces.endpoint, 'http://c:4318/v1/traces');
     assert.deepEqual(config.traces.exporters, ['otlp']);
     assert.equal(problems[0]?.instead, undefined);
+  });
+});
+
+describe('the logs export, by the OTel exporter spec for the logs signal and OTEL_LOGS_EXPORTER as the NodeSDK reads it', () => {
+  const cases: { name: string; env: Env; pick: (logs: Config['logs']) => unknown; expected: unknown }[] = [
+    { name: 'the exporters listed, each once, in a fixed order', env: { OTEL_LOGS_EXPORTER: ' Console , otlp,otlp' }, pick: (l) => l.exporters, expected: ['otlp', 'console'] },
+    { name: '`none` anywhere in the list: none', env: { OTEL_LOGS_EXPORTER: 'otlp,none' }, pick: (l) => l.exporters, expected: [] },
+    { name: 'the base URL plus /v1/logs', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, pick: (l) => l.endpoint, expected: 'http://collector:4318/v1/logs' },
+    {
+      name: 'the signal endpoint as given',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://logs.example/otlp/v1/logs' },
+      pick: (l) => l.endpoint,
+      expected: 'https://logs.example/otlp/v1/logs',
+    },
+    { name: 'headers: the signal’s over the shared ones', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_LOGS_HEADERS: 'b=3' }, pick: (l) => l.headers, expected: { a: '1', b: '3' } },
+    { name: 'protocol: the signal’s over the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'http/json' }, pick: (l) => l.protocol, expected: 'http/json' },
+    { name: 'protocol: the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, pick: (l) => l.protocol, expected: 'grpc' },
+    { name: 'compression: the signal’s over the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_LOGS_COMPRESSION: 'none' }, pick: (l) => l.gzip, expected: false },
+    { name: 'timeout: the signal’s over the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: '3000', OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '2000' }, pick: (l) => l.timeoutMs, expected: 2000 },
+    {
+      name: 'TLS files: the signal’s over the shared ones, per file',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE: 'logs-ca.pem' },
+      pick: (l) => l.tls,
+      expected: { ca: { env: 'OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE', path: 'logs-ca.pem' } },
+    },
+    { name: 'TLS files are the gRPC exporter’s own business', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (l) => l.tls, expected: {} },
+    {
+      name: 'OTEL_BLRP_* batching',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_BLRP_MAX_QUEUE_SIZE: '100', OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BLRP_SCHEDULE_DELAY: '250' },
+      pick: (l) => l.batch,
+      expected: { maxQueueSize: 100, maxExportBatchSize: 10, scheduledDelayMillis: 250 },
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(c.pick(clean(c.env).logs), c.expected));
+  }
+
+  it('an exporter the NodeSDK does not know: a problem, and the others stand', () => {
+    const { config, problems } = readConfig({ OTEL_LOGS_EXPORTER: 'otlp,loki' });
+    assert.deepEqual(config.logs.exporters, ['otlp']);
+    assert.deepEqual(problems.map((p) => [p.env, p.message, p.instead]), [['OTEL_LOGS_EXPORTER', 'OTEL_LOGS_EXPORTER lists "loki", not one of otlp, console, none', 'ignored']]);
+  });
+
+  it('behind a proxy that cannot be used, logs are not sent, and the problem says so', () => {
+    const { config, problems } = readConfig({ OTEL_LOGS_EXPORTER: 'otlp', OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318', HTTP_PROXY: 'ftp://proxy.corp' });
+    assert.equal(config.logs.endpoint, undefined);
+    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['HTTP_PROXY', 'logs are not sent (not around the proxy either)']]);
   });
 });
 

@@ -231,6 +231,9 @@ export class LocalRecorder implements Destination {
     else this.writeSoon();
   }
 
+  /** Log records are not recorded locally: in local mode they stay the NodeSDK's (tracing.ts). */
+  logRecords(): void {}
+
   /** The queued spans are written within WRITE_EVERY_MS. */
   private writeSoon(): void {
     this.writeTimer ??= setTimeout(() => this.writeKept(), WRITE_EVERY_MS).unref();

@@ -4,6 +4,7 @@ import { otlpJsonTraceSerializer } from '../../vendor.js';
 import { runSliced, SLICE_MS } from '../../util/slices.js';
 import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder } from './otlp-trace-encode.js';
 import type { Outgoing } from '../transport/outgoing.js';
+import { GZIP_CONTENT_ENCODING } from '../../util/gzip.js';
 
 /**
  * A batch's requests: at once (`build`, the exit path), or encoded a slice of the event loop at a
@@ -31,39 +32,57 @@ export const MAX_SPAN_REQUEST_BYTES = 1024 * 1024;
  * Serializes spans the way the OTLP/HTTP exporters do, into requests for our sender: protobuf
  * for `http/protobuf` (our encoder, the SDK serializer's bytes at a fraction of its cost), JSON for
  * `http/json` (the SDK's own serializer). One request per batch, unless it would exceed
- * `maxBytes`; see `split`.
+ * `maxBytes` (requestsWithin).
  */
 export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN_REQUEST_BYTES): SpanRequests {
   const json = traces.protocol === 'http/json';
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
-  const headers = { ...traces.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' };
+  const headers = { ...traces.headers, 'content-type': json ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };
   // The JSON serializer is loaded, or ours run once, in the app's first turn (the uploads' warm-up, uploads.ts), not at the first batch.
   const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
   const { timeoutMs } = traces;
-  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, timeoutMs, what: `${spans.length} ${spans.length === 1 ? 'span' : 'spans'} (${sizeText(body.length)})` });
-  /** Requests for `spans`, each within maxBytes or of one span: halves until they fit. */
-  const within = (spans: ReadableSpan[]): Outgoing[] => {
-    const body = serialize(spans);
+  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, timeoutMs, what: `${countText(spans.length, 'span')} (${sizeText(body.length)})` });
+  const { build, fromBody } = requestsWithin(serialize, request, maxBytes);
+  // A batch over the bound is split synchronously: rare (huge spans), and each piece is encoded again.
+  const sliced = async (spans: ReadableSpan[]): Promise<Outgoing[]> => (json ? build(spans) : fromBody(spans, await runSliced(encodeTraceSteps(spans), SLICE_MS)));
+  return Object.assign(build, { sliced, prepare: () => void (json ? otlpJsonTraceSerializer() : prepareTraceEncoder()) });
+}
+
+export const PROTOBUF_CONTENT_TYPE = 'application/x-protobuf';
+export const JSON_CONTENT_TYPE = 'application/json';
+
+/**
+ * One OTLP export request per batch (spans, log records), unless it would exceed `maxBytes`:
+ * then it halves until the pieces fit, an item over the bound on its own going alone (`split`).
+ */
+export function requestsWithin<T>(
+  serialize: (items: T[]) => Uint8Array | undefined,
+  request: (items: T[], body: Uint8Array) => Outgoing,
+  maxBytes: number,
+): { build(items: T[]): Outgoing[]; fromBody(items: T[], body: Uint8Array | undefined): Outgoing[] } {
+  /** Requests for `items`, each within maxBytes or of one item: halves until they fit. */
+  const within = (items: T[]): Outgoing[] => {
+    const body = serialize(items);
     if (body === undefined) return [];
-    if (body.length <= maxBytes || spans.length === 1) return [request(spans, body)];
-    const half = Math.ceil(spans.length / 2);
-    return [...within(spans.slice(0, half)), ...within(spans.slice(half))];
+    if (body.length <= maxBytes || items.length === 1) return [request(items, body)];
+    const half = Math.ceil(items.length / 2);
+    return [...within(items.slice(0, half)), ...within(items.slice(half))];
   };
   /**
-   * A batch over the bound: each span over it on its own goes alone, and first — it is the one a
+   * A batch over the bound: each item over it on its own goes alone, and first — it is the one a
    * receiver may refuse, and should the queue overflow, the oldest requests are the ones dropped;
    * the others are packed, in order, into as few requests as fit (sized by encoding each alone,
    * which overcounts the shared resource and scope a little).
    */
-  const split = (spans: ReadableSpan[]): Outgoing[] => {
-    const alone: ReadableSpan[][] = [];
-    const packed: ReadableSpan[][] = [];
-    let group: ReadableSpan[] = [];
+  const split = (items: T[]): Outgoing[] => {
+    const alone: T[][] = [];
+    const packed: T[][] = [];
+    let group: T[] = [];
     let groupBytes = 0;
-    for (const span of spans) {
-      const size = serialize([span])?.length ?? 0;
+    for (const item of items) {
+      const size = serialize([item])?.length ?? 0;
       if (size > maxBytes) {
-        alone.push([span]);
+        alone.push([item]);
         continue;
       }
       if (group.length > 0 && groupBytes + size > maxBytes) {
@@ -71,22 +90,27 @@ export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN
         group = [];
         groupBytes = 0;
       }
-      group.push(span);
+      group.push(item);
       groupBytes += size;
     }
     if (group.length > 0) packed.push(group);
     return [...alone, ...packed].flatMap(within);
   };
-  const fromBody = (spans: ReadableSpan[], body: Uint8Array | undefined): Outgoing[] => {
+  const fromBody = (items: T[], body: Uint8Array | undefined): Outgoing[] => {
     if (body === undefined) return [];
-    return body.length <= maxBytes || spans.length === 1 ? [request(spans, body)] : split(spans);
+    return body.length <= maxBytes || items.length === 1 ? [request(items, body)] : split(items);
   };
-  const build = (spans: ReadableSpan[]): Outgoing[] => fromBody(spans, serialize(spans));
-  // A batch over the bound is split synchronously: rare (huge spans), and each piece is encoded again.
-  const sliced = async (spans: ReadableSpan[]): Promise<Outgoing[]> => (json ? build(spans) : fromBody(spans, await runSliced(encodeTraceSteps(spans), SLICE_MS)));
-  return Object.assign(build, { sliced, prepare: () => void (json ? otlpJsonTraceSerializer() : prepareTraceEncoder()) });
+  return { build: (items) => fromBody(items, serialize(items)), fromBody };
 }
 
-function sizeText(bytes: number): string {
+/** The request with `body`, its gzip of the request's own body, marked as such. */
+export const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_CONTENT_ENCODING } });
+
+/** `3 spans`, `1 log record`. */
+export function countText(count: number, noun: string): string {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
+}
+
+export function sizeText(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }

@@ -4,11 +4,10 @@ import { type Logger, reason } from '../../log.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
-import { GZIP_CONTENT_ENCODING, gzip, gzipSync } from '../../util/gzip.js';
+import { gzip, gzipSync } from '../../util/gzip.js';
 import { InProgress } from '../../util/in-progress.js';
-import { otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
+import { gzipped, otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
 
-const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_CONTENT_ENCODING } });
 
 /**
  * Span batches to an OTLP/HTTP traces endpoint (protobuf or JSON): each batch encoded a slice of
