@@ -854,5 +854,5 @@ export function settingByFlag(flag: string): [SettingKey, Setting] | undefined {
 
 /** Names of env vars whose values must never be printed. */
 export const SECRET_ENV: ReadonlySet<string> = new Set(
-  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders, ENV.otlpProfilesHeaders],
+  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders, ENV.otlpProfilesHeaders, ENV.otlpLogsHeaders],
 );

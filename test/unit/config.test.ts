@@ -677,6 +677,8 @@ describe('secret values never appear in problem messages', () => {
       'PYRO_RUN_PYROSCOPE_HEADERS',
       'OTEL_EXPORTER_OTLP_HEADERS',
       'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+      'OTEL_EXPORTER_OTLP_PROFILES_HEADERS',
+      'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
     ]) {
       assert.ok(SECRET_ENV.has(name), name);
     }
