@@ -601,7 +601,6 @@ function readLogsExport(
   const exporters = names.includes('none') ? [] : LOG_EXPORTERS.filter((name) => names.includes(name));
   const protocol = readVar(env, ENV.otlpLogsProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? shared.protocol ?? 'http/protobuf';
   const endpoint = readVar(env, ENV.otlpLogsEndpoint, parseExactUrl, problems) ?? (shared.base === undefined ? DEFAULT_LOGS_URL : `${shared.base}${OTLP_LOGS_PATH}`);
-  const ownExport = exporters.includes('otlp') && protocol !== 'grpc';
   const count = integer(1, 1_000_000, 'log records');
   return {
     exporters,
@@ -614,13 +613,18 @@ function readLogsExport(
       scheduledDelayMillis: readVar(env, ENV.blrpScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 1000,
     },
     // Only read when logs go through us: the gRPC exporter reads its own.
-    tls: ownExport ? readOtlpTlsFiles(env, 'LOGS', problems) : {},
+    tls: overOwnOtlp({ exporters, protocol }) ? readOtlpTlsFiles(env, 'LOGS', problems) : {},
     gzip: signalOver(env, ENV.otlpLogsCompression, oneOf(OTLP_COMPRESSIONS), shared.compression, problems) === 'gzip',
     timeoutMs: signalOver(env, ENV.otlpLogsTimeout, uploadTimeoutMs, shared.timeoutMs, problems),
   };
 }
 
 type OtlpCompression = (typeof OTLP_COMPRESSIONS)[number];
+
+/** Whether a signal's exporters send it over OTLP/HTTP, which pyro-run's sender carries (grpc is the SDK's exporter's). */
+export function overOwnOtlp(signal: { exporters: readonly string[]; protocol: OtlpProtocol }): boolean {
+  return signal.exporters.includes('otlp') && signal.protocol !== 'grpc';
+}
 
 /** A signal's OTLP setting: its own variable, else the shared value (read once, by the caller), as the OTel exporter spec orders them. */
 function signalOver<T, S extends T | undefined>(env: Env, signalVar: string, parse: (raw: string) => Parsed<T>, shared: S, problems: Problem[]): T | S {
@@ -788,8 +792,8 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
   const stopped: Problem[] = [];
   const profilesOverOtlp = config.profilesExport.exporter === 'otlp';
   const server = profilesOverOtlp ? config.profilesExport.endpoint : config.pyroscope.serverAddress;
-  const ownSpans = config.traces.exporters.includes('otlp') && config.traces.protocol !== 'grpc' ? config.traces.endpoint : undefined;
-  const ownLogs = config.logs.exporters.includes('otlp') && config.logs.protocol !== 'grpc' ? config.logs.endpoint : undefined;
+  const ownSpans = overOwnOtlp(config.traces) ? config.traces.endpoint : undefined;
+  const ownLogs = overOwnOtlp(config.logs) ? config.logs.endpoint : undefined;
   for (const bad of reading.unusable) {
     const lost: string[] = [];
     if (server !== undefined && unusableProxyFor(server, reading) === bad) {

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import { type Config, overOwnOtlp } from '../config.js';
 import type { Logger } from '../log.js';
 import { OtlpProfilesUpstream, otlpProfilesOptions } from './otlp/otlp-profiles-upstream.js';
 import { type LogsExport, OtlpLogsUpstream } from './otlp/otlp-logs-upstream.js';
@@ -33,12 +33,12 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
  */
 export function ownLogsExport(config: Config): LogsExport | undefined {
   const { logs } = config;
-  if (config.local !== undefined || !logs.exporters.includes('otlp') || logs.protocol === 'grpc' || logs.endpoint === undefined) return undefined;
+  if (config.local !== undefined || !overOwnOtlp(logs) || logs.endpoint === undefined) return undefined;
   return { ...logs, endpoint: logs.endpoint };
 }
 
 /** Spans over OTLP/HTTP are ours to send; grpc and console are the SDK's exporters'. */
-const ownsSpanExport = (config: Config) => config.traces.exporters.includes('otlp') && config.traces.protocol !== 'grpc';
+const ownsSpanExport = (config: Config) => overOwnOtlp(config.traces);
 
 /** The OTLP endpoints we send to, with the TLS files the config names for each (the SDK's grpc exporter reads its own). */
 export function otlpTlsEndpoints(config: Config): EndpointTls[] {

@@ -1,13 +1,13 @@
 /**
  * One huge span must not take innocent spans down (issue 16): a batch whose request would exceed
- * MAX_SPAN_REQUEST_BYTES goes out as several requests, each within the bound or holding one span,
+ * MAX_OTLP_REQUEST_BYTES goes out as several requests, each within the bound or holding one span,
  * so a receiver that refuses a request too large loses only the spans of that request.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { readConfig } from '../../src/config.js';
-import { MAX_SPAN_REQUEST_BYTES, otlpRequestBuilder } from '../../src/export/otlp/otlp-request.js';
+import { MAX_OTLP_REQUEST_BYTES, otlpRequestBuilder } from '../../src/export/otlp/otlp-request.js';
 import { decodeTraceRequestJson } from '../support/otlp-decode-json.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 
@@ -43,14 +43,14 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     const ordinary = batch.filter((_, i) => MIXED[i] !== MB).map((span) => span.name);
     assert.deepEqual(groups.slice(0, huge.length), huge.map((name) => [name]), 'each 1 MB span alone, first');
     assert.deepEqual(groups.slice(huge.length), [ordinary], 'the 210 ordinary spans in one request, in order');
-    for (const request of requests.slice(huge.length)) assert.ok(request.body.length <= MAX_SPAN_REQUEST_BYTES, request.what);
+    for (const request of requests.slice(huge.length)) assert.ok(request.body.length <= MAX_OTLP_REQUEST_BYTES, request.what);
   });
 
   it(`${protocol}: ordinary spans too many for one request are packed into as few as fit`, () => {
     const batch = spans(Array.from({ length: 12 }, () => 200 * 1024));
     const requests = build(batch);
     assert.equal(requests.length, 3, requests.map((request) => request.what).join(', '));
-    for (const request of requests) assert.ok(request.body.length <= MAX_SPAN_REQUEST_BYTES, request.what);
+    for (const request of requests) assert.ok(request.body.length <= MAX_OTLP_REQUEST_BYTES, request.what);
     assert.deepEqual(requests.flatMap((request) => decode(request.body).map((span) => span.name)), batch.map((span) => span.name));
   });
 

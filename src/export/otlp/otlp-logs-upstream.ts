@@ -7,7 +7,7 @@ import { InProgress } from '../../util/in-progress.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
-import { countText, gzipped, JSON_CONTENT_TYPE, MAX_SPAN_REQUEST_BYTES, PROTOBUF_CONTENT_TYPE, requestsWithin, sizeText } from './otlp-request.js';
+import { countText, gzipped, JSON_CONTENT_TYPE, MAX_OTLP_REQUEST_BYTES, PROTOBUF_CONTENT_TYPE, requestsWithin, sizeText } from './otlp-request.js';
 
 const require = createRequire(import.meta.url);
 
@@ -27,12 +27,20 @@ export type LogsExport = Omit<Config['logs'], 'endpoint' | 'exporters'> & { endp
 export class OtlpLogsUpstream implements Upstream {
   private serialize: Serialize | undefined;
   private readonly inProgress = new InProgress<ReadableLogRecord[]>();
+  /** A batch's requests, each within the OTLP request bound. */
+  private readonly requests: (batch: ReadableLogRecord[]) => Outgoing[];
 
   constructor(
     private readonly logs: LogsExport,
     private readonly send: Send,
     private readonly log: Logger,
-  ) {}
+  ) {
+    const { endpoint: url, timeoutMs } = logs;
+    const headers = { ...logs.headers, 'content-type': logs.protocol === 'http/json' ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };
+    const request = (records: ReadableLogRecord[], body: Uint8Array): Outgoing => ({ kind: 'logs', url, headers, body, timeoutMs, what: `${countText(records.length, 'log record')} (${sizeText(body.length)})` });
+    // The serializer is loaded at the first use (normally prepare()), not here.
+    this.requests = requestsWithin((records: ReadableLogRecord[]) => this.serializer()(records), request, MAX_OTLP_REQUEST_BYTES).build;
+  }
 
   prepare(): void {
     this.serializer();
@@ -63,14 +71,6 @@ export class OtlpLogsUpstream implements Upstream {
   owedSync(last: FinalData): Outgoing[] {
     const requests = [...this.inProgress.take(), ...last.logBatches].flatMap((batch) => this.requests(batch));
     return this.logs.gzip ? requests.map((request) => gzipped(request, gzipSync(request.body))) : requests;
-  }
-
-  private requests(batch: ReadableLogRecord[]): Outgoing[] {
-    const { endpoint: url, timeoutMs } = this.logs;
-    const json = this.logs.protocol === 'http/json';
-    const headers = { ...this.logs.headers, 'content-type': json ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };
-    const request = (records: ReadableLogRecord[], body: Uint8Array): Outgoing => ({ kind: 'logs', url, headers, body, timeoutMs, what: `${countText(records.length, 'log record')} (${sizeText(body.length)})` });
-    return requestsWithin(this.serializer(), request, MAX_SPAN_REQUEST_BYTES).build(batch);
   }
 
   private serializer(): Serialize {

@@ -19,14 +19,14 @@ export type SpanRequests = ((spans: ReadableSpan[]) => Outgoing[]) & {
 export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
 
 /**
- * Most bytes of one span export request. What receivers take varies: the collector's OTLP/HTTP
- * server 20 MiB (confighttp max_request_body_size), OTLP/gRPC receivers 4 MiB (gRPC's default
- * message limit), and a proxy in front often 1 MiB (nginx's and ingress-nginx's default body
- * size). An ordinary batch (512 spans of a few hundred bytes) is far below it; a batch that a few
- * huge spans make larger is split, so a refusal costs only the spans of the request that is too
- * large, and a span over the bound on its own goes alone.
+ * Most bytes of one OTLP export request (spans, log records). What receivers take varies: the
+ * collector's OTLP/HTTP server 20 MiB (confighttp max_request_body_size), OTLP/gRPC receivers
+ * 4 MiB (gRPC's default message limit), and a proxy in front often 1 MiB (nginx's and
+ * ingress-nginx's default body size). An ordinary batch (512 spans of a few hundred bytes) is far
+ * below it; a batch that a few huge items make larger is split, so a refusal costs only the items
+ * of the request that is too large, and an item over the bound on its own goes alone.
  */
-export const MAX_SPAN_REQUEST_BYTES = 1024 * 1024;
+export const MAX_OTLP_REQUEST_BYTES = 1024 * 1024;
 
 /**
  * Serializes spans the way the OTLP/HTTP exporters do, into requests for our sender: protobuf
@@ -34,7 +34,7 @@ export const MAX_SPAN_REQUEST_BYTES = 1024 * 1024;
  * `http/json` (the SDK's own serializer). One request per batch, unless it would exceed
  * `maxBytes` (requestsWithin).
  */
-export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_SPAN_REQUEST_BYTES): SpanRequests {
+export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_OTLP_REQUEST_BYTES): SpanRequests {
   const json = traces.protocol === 'http/json';
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
   const headers = { ...traces.headers, 'content-type': json ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };

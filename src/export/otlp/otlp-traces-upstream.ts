@@ -8,7 +8,6 @@ import { gzip, gzipSync } from '../../util/gzip.js';
 import { InProgress } from '../../util/in-progress.js';
 import { gzipped, otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
 
-
 /**
  * Span batches to an OTLP/HTTP traces endpoint (protobuf or JSON): each batch encoded a slice of
  * the event loop at a time, gzipped in the threadpool when OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION
