@@ -27,16 +27,25 @@ const NO_EXPORTER = 'none';
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
 const PROFILES_EXPORTERS: readonly ProfilesExporter[] = ['pyroscope', 'otlp'];
 const OTLP_COMPRESSIONS = ['gzip', 'none'] as const;
+/** The OTLP/HTTP base URL when none is given (OTel exporter spec). */
+const OTLP_DEFAULT_BASE = 'http://localhost:4318';
 /** The OTLP profiles signal's path (opentelemetry-proto profiles/v1development; Pyroscope serves it on its HTTP port). */
 export const OTLP_PROFILES_PATH = '/v1development/profiles';
 /** Where OTLP profiles go when no endpoint is given: the OTel default base URL, as for traces. */
-export const DEFAULT_PROFILES_URL = `http://localhost:4318${OTLP_PROFILES_PATH}`;
-/** The OTLP/HTTP logs path, and the URL when no endpoint is given (OTel exporter spec). */
+export const DEFAULT_PROFILES_URL = `${OTLP_DEFAULT_BASE}${OTLP_PROFILES_PATH}`;
+/** The OTLP/HTTP logs path (OTel exporter spec). */
 export const OTLP_LOGS_PATH = '/v1/logs';
-export const DEFAULT_LOGS_URL = `http://localhost:4318${OTLP_LOGS_PATH}`;
 /** A log record exporter OTEL_LOGS_EXPORTER may list, as the NodeSDK takes them (`none` lists none). */
 export type LogExporterName = 'otlp' | 'console';
 const LOG_EXPORTERS: readonly LogExporterName[] = ['otlp', 'console'];
+/** The OTLP/HTTP metrics path (OTel exporter spec). */
+export const OTLP_METRICS_PATH = '/v1/metrics';
+/** A metric exporter OTEL_METRICS_EXPORTER may list, as the NodeSDK takes them (sdk-node getMetricReadersFromEnv). */
+export type MetricExporterName = 'otlp' | 'prometheus' | 'console';
+const METRIC_EXPORTERS: readonly MetricExporterName[] = ['otlp', 'prometheus', 'console'];
+/** OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE (OTel exporter spec, "Additional Environment Variable Configuration"). */
+export type MetricTemporality = 'cumulative' | 'delta' | 'lowmemory';
+const METRIC_TEMPORALITIES: readonly MetricTemporality[] = ['cumulative', 'delta', 'lowmemory'];
 const ORPHANED_APP: readonly OrphanedApp[] = ['stop', 'keep'];
 
 export interface Config {
@@ -117,23 +126,39 @@ export interface Config {
     timeoutMs: number;
   };
   sdkDisabled: boolean;
-  /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines from env as usual, but for logs over OTLP/HTTP (`logs`). */
+  /** OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER set: the NodeSDK builds those pipelines, but for what goes over OTLP/HTTP (`metrics`, `logs`). */
   metricsRequested: boolean;
   logsRequested: boolean;
+  /** The metrics export OTEL_METRICS_EXPORTER and the OTLP variables ask for, by the OTel exporter spec's rules for the metrics signal. */
+  metrics: OtlpSignalExport & {
+    /** The exporters listed, each once; empty when metrics are not asked for (unset, or `none`). */
+    exporters: MetricExporterName[];
+    /** OTEL_METRIC_EXPORT_INTERVAL and OTEL_METRIC_EXPORT_TIMEOUT (the timeout at most the interval, as the NodeSDK clamps it). */
+    intervalMs: number;
+    collectTimeoutMs: number;
+    /** OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, as OpenTelemetry's OTLP metric exporters read it. */
+    temporality: MetricTemporality;
+    /** OTEL_EXPORTER_PROMETHEUS_HOST and _PORT, for the prometheus exporter (the exporter's own defaults when unset). */
+    prometheus: { host?: string; port?: number };
+  };
   /** The logs export OTEL_LOGS_EXPORTER and the OTLP variables ask for, by the OTel exporter spec's rules for the logs signal. */
-  logs: {
+  logs: OtlpSignalExport & {
     /** The exporters listed, each once; empty when logs are not asked for (unset, or `none`). */
     exporters: LogExporterName[];
-    protocol: OtlpProtocol;
-    /** OTLP/HTTP: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT verbatim, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/logs, else the default; undefined when logs are not sent (a proxy that cannot be used). */
-    endpoint: string | undefined;
-    headers: Record<string, string>;
     /** OTEL_BLRP_* batching, as the SDK's BatchLogRecordProcessor reads it. */
     batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
-    tls: OtlpTlsFiles;
-    gzip: boolean;
-    timeoutMs: number;
   };
+}
+
+/** Where and how one OTLP signal (metrics, logs) is sent, from its OTEL_EXPORTER_OTLP_<SIGNAL>_* variables over the shared ones. */
+export interface OtlpSignalExport {
+  protocol: OtlpProtocol;
+  /** OTLP/HTTP: the signal's endpoint verbatim, else OTEL_EXPORTER_OTLP_ENDPOINT + the signal path, else the default; undefined when the signal is not sent (a proxy that cannot be used). */
+  endpoint: string | undefined;
+  headers: Record<string, string>;
+  tls: OtlpTlsFiles;
+  gzip: boolean;
+  timeoutMs: number;
 }
 
 /** A file named by an env var: its path as given (relative to the working directory) and the var. */
@@ -461,6 +486,16 @@ export const ENV = {
   otlpLogsHeaders: 'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
   otlpLogsCompression: 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION',
   otlpLogsTimeout: 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT',
+  otlpMetricsEndpoint: 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+  otlpMetricsProtocol: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL',
+  otlpMetricsHeaders: 'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+  otlpMetricsCompression: 'OTEL_EXPORTER_OTLP_METRICS_COMPRESSION',
+  otlpMetricsTimeout: 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT',
+  otlpMetricsTemporality: 'OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE',
+  metricExportInterval: 'OTEL_METRIC_EXPORT_INTERVAL',
+  metricExportTimeout: 'OTEL_METRIC_EXPORT_TIMEOUT',
+  prometheusHost: 'OTEL_EXPORTER_PROMETHEUS_HOST',
+  prometheusPort: 'OTEL_EXPORTER_PROMETHEUS_PORT',
   blrpMaxQueueSize: 'OTEL_BLRP_MAX_QUEUE_SIZE',
   blrpMaxExportBatchSize: 'OTEL_BLRP_MAX_EXPORT_BATCH_SIZE',
   blrpScheduleDelay: 'OTEL_BLRP_SCHEDULE_DELAY',
@@ -474,7 +509,7 @@ export const ENV = {
 
 /** The OTLP TLS files' env var suffixes: OTEL_EXPORTER_OTLP_<suffix>, or OTEL_EXPORTER_OTLP_<SIGNAL>_<suffix> for one signal. */
 const OTLP_TLS_SUFFIXES = { ca: 'CERTIFICATE', cert: 'CLIENT_CERTIFICATE', key: 'CLIENT_KEY' } as const;
-type OtlpSignal = 'TRACES' | 'PROFILES' | 'LOGS';
+type OtlpSignal = 'TRACES' | 'PROFILES' | 'LOGS' | 'METRICS';
 
 /** The env vars that may name one signal's TLS files, the signal's own first. */
 function otlpTlsVars(signal: OtlpSignal, part: keyof typeof OTLP_TLS_SUFFIXES): [string, string] {
@@ -567,7 +602,7 @@ const SPAN_EXPORT_ENV: readonly string[] = [
  */
 function readProfilesExport(
   env: Env,
-  shared: { base: string | undefined; headers: Record<string, string> | undefined; compression: OtlpCompression | undefined; timeoutMs: number },
+  shared: SharedOtlp,
   get: <K extends SettingKey>(key: K) => ValueOf<K> | undefined,
   problems: Problem[],
 ): Config['profilesExport'] {
@@ -585,37 +620,75 @@ function readProfilesExport(
   };
 }
 
+/** The shared OTLP settings, read once: what a signal's own variables override. */
+interface SharedOtlp {
+  base: string | undefined;
+  protocol: OtlpProtocol | undefined;
+  headers: Record<string, string> | undefined;
+  compression: OtlpCompression | undefined;
+  timeoutMs: number;
+}
+
+/** The env var names of one OTLP signal sent by the NodeSDK's pipelines and our sender (metrics, logs). */
+const SIGNAL_VARS = {
+  METRICS: { exporter: ENV.metricsExporter, endpoint: ENV.otlpMetricsEndpoint, protocol: ENV.otlpMetricsProtocol, headers: ENV.otlpMetricsHeaders, compression: ENV.otlpMetricsCompression, timeout: ENV.otlpMetricsTimeout, path: OTLP_METRICS_PATH },
+  LOGS: { exporter: ENV.logsExporter, endpoint: ENV.otlpLogsEndpoint, protocol: ENV.otlpLogsProtocol, headers: ENV.otlpLogsHeaders, compression: ENV.otlpLogsCompression, timeout: ENV.otlpLogsTimeout, path: OTLP_LOGS_PATH },
+} as const;
+
 /**
- * The logs export, by the OTel exporter spec's rules for a signal (as readProfilesExport), the
- * exporters listed as the NodeSDK reads OTEL_LOGS_EXPORTER (an unknown name is a problem and left
- * out), and OTEL_BLRP_* with the SDK's defaults.
+ * One signal's exporters and OTLP export, by the OTel exporter spec's rules for a signal (as
+ * readProfilesExport): the exporters listed as the NodeSDK reads OTEL_<SIGNAL>S_EXPORTER (an
+ * unknown name is a problem and left out; `none` anywhere lists none).
  */
-function readLogsExport(
-  env: Env,
-  shared: { base: string | undefined; protocol: OtlpProtocol | undefined; headers: Record<string, string> | undefined; compression: OtlpCompression | undefined; timeoutMs: number },
-  problems: Problem[],
-): Config['logs'] {
-  const names = (env[ENV.logsExporter] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
-  const unknown = names.filter((name) => name !== 'none' && !(LOG_EXPORTERS as readonly string[]).includes(name));
-  if (unknown.length > 0) problems.push({ env: ENV.logsExporter, message: `${ENV.logsExporter} lists ${unknown.map((name) => `"${name}"`).join(', ')}, not one of ${LOG_EXPORTERS.join(', ')}, none`, instead: 'ignored' });
-  const exporters = names.includes('none') ? [] : LOG_EXPORTERS.filter((name) => names.includes(name));
-  const protocol = readVar(env, ENV.otlpLogsProtocol, oneOf(OTLP_PROTOCOLS), problems) ?? shared.protocol ?? 'http/protobuf';
-  const endpoint = readVar(env, ENV.otlpLogsEndpoint, parseExactUrl, problems) ?? (shared.base === undefined ? DEFAULT_LOGS_URL : `${shared.base}${OTLP_LOGS_PATH}`);
-  const count = integer(1, 1_000_000, 'log records');
+function readSignalExport<E extends string>(env: Env, signal: keyof typeof SIGNAL_VARS, known: readonly E[], shared: SharedOtlp, problems: Problem[]): OtlpSignalExport & { exporters: E[] } {
+  const vars = SIGNAL_VARS[signal];
+  const names = (env[vars.exporter] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const unknown = names.filter((name) => name !== NO_EXPORTER && !(known as readonly string[]).includes(name));
+  if (unknown.length > 0) problems.push({ env: vars.exporter, message: `${vars.exporter} lists ${unknown.map((name) => `"${name}"`).join(', ')}, not one of ${known.join(', ')}, ${NO_EXPORTER}`, instead: 'ignored' });
+  const exporters = names.includes(NO_EXPORTER) ? [] : known.filter((name) => names.includes(name));
+  const protocol = readVar(env, vars.protocol, oneOf(OTLP_PROTOCOLS), problems) ?? shared.protocol ?? 'http/protobuf';
   return {
     exporters,
     protocol,
-    endpoint,
-    headers: { ...shared.headers, ...readVar(env, ENV.otlpLogsHeaders, parseHeaders, problems) },
+    endpoint: readVar(env, vars.endpoint, parseExactUrl, problems) ?? `${shared.base ?? OTLP_DEFAULT_BASE}${vars.path}`,
+    headers: { ...shared.headers, ...readVar(env, vars.headers, parseHeaders, problems) },
+    // Only read when the signal goes through us: the gRPC exporter reads its own.
+    tls: overOwnOtlp({ exporters, protocol }) ? readOtlpTlsFiles(env, signal, problems) : {},
+    gzip: signalOver(env, vars.compression, oneOf(OTLP_COMPRESSIONS), shared.compression, problems) === 'gzip',
+    timeoutMs: signalOver(env, vars.timeout, uploadTimeoutMs, shared.timeoutMs, problems),
+  };
+}
+
+/** The entries that are set: an exporter's options object, where an undefined entry would override its default. */
+const definedOnly = <T extends object>(options: T): Partial<T> => Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+
+/** The logs export (readSignalExport) and OTEL_BLRP_* with the SDK's defaults. */
+function readLogsExport(env: Env, shared: SharedOtlp, problems: Problem[]): Config['logs'] {
+  const count = integer(1, 1_000_000, 'log records');
+  return {
+    ...readSignalExport(env, 'LOGS', LOG_EXPORTERS, shared, problems),
     batch: {
       maxQueueSize: readVar(env, ENV.blrpMaxQueueSize, count, problems) ?? 2048,
       maxExportBatchSize: readVar(env, ENV.blrpMaxExportBatchSize, count, problems) ?? 512,
       scheduledDelayMillis: readVar(env, ENV.blrpScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 1000,
     },
-    // Only read when logs go through us: the gRPC exporter reads its own.
-    tls: overOwnOtlp({ exporters, protocol }) ? readOtlpTlsFiles(env, 'LOGS', problems) : {},
-    gzip: signalOver(env, ENV.otlpLogsCompression, oneOf(OTLP_COMPRESSIONS), shared.compression, problems) === 'gzip',
-    timeoutMs: signalOver(env, ENV.otlpLogsTimeout, uploadTimeoutMs, shared.timeoutMs, problems),
+  };
+}
+
+/**
+ * The metrics export (readSignalExport), the periodic reader's interval and timeout with the
+ * NodeSDK's defaults (60 s, 30 s; the timeout clamped to the interval, as it does), and the OTLP
+ * metric exporters' temporality preference (default cumulative), and where the prometheus exporter listens.
+ */
+function readMetricsExport(env: Env, shared: SharedOtlp, problems: Problem[]): Config['metrics'] {
+  const millis = integer(1, 86_400_000, 'milliseconds');
+  const intervalMs = readVar(env, ENV.metricExportInterval, millis, problems) ?? 60_000;
+  return {
+    ...readSignalExport(env, 'METRICS', METRIC_EXPORTERS, shared, problems),
+    intervalMs,
+    collectTimeoutMs: Math.min(intervalMs, readVar(env, ENV.metricExportTimeout, millis, problems) ?? 30_000),
+    temporality: readVar(env, ENV.otlpMetricsTemporality, oneOf(METRIC_TEMPORALITIES), problems) ?? 'cumulative',
+    prometheus: definedOnly({ host: env[ENV.prometheusHost]?.trim() || undefined, port: readVar(env, ENV.prometheusPort, integer(0, 65_535, 'port'), problems) }),
   };
 }
 
@@ -677,6 +750,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
   const sharedOtlpTimeout = readVar(env, ENV.otlpTimeout, uploadTimeoutMs, problems) ?? uploadTimeout;
   const tracesTimeout = signalOver(env, ENV.otlpTracesTimeout, uploadTimeoutMs, sharedOtlpTimeout, problems);
   const otlpHeaders = { ...sharedOtlpHeaders, ...readVar(env, ENV.otlpTracesHeaders, parseHeaders, problems) };
+  const sharedOtlp: SharedOtlp = { base: otlpBase, protocol: sharedProtocol, headers: sharedOtlpHeaders, compression: sharedCompression, timeoutMs: sharedOtlpTimeout };
 
   const basicAuthUser = get('basicAuthUser');
   const basicAuthPassword = get('basicAuthPassword');
@@ -746,11 +820,12 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       timeoutMs: tracesTimeout,
     },
     resourceAttributes,
-    profilesExport: readProfilesExport(env, { base: otlpBase, headers: sharedOtlpHeaders, compression: sharedCompression, timeoutMs: sharedOtlpTimeout }, get, problems),
+    profilesExport: readProfilesExport(env, sharedOtlp, get, problems),
     sdkDisabled: truthy(env[ENV.sdkDisabled]),
     metricsRequested: exportersAskedFor(env[ENV.metricsExporter]),
     logsRequested: exportersAskedFor(env[ENV.logsExporter]),
-    logs: readLogsExport(env, { base: otlpBase, protocol: sharedProtocol, headers: sharedOtlpHeaders, compression: sharedCompression, timeoutMs: sharedOtlpTimeout }, problems),
+    metrics: readMetricsExport(env, sharedOtlp, problems),
+    logs: readLogsExport(env, sharedOtlp, problems),
   };
   const badProxy = readProxySettings(env, config, problems);
   // A destination that is set but wrong is a remote set-up with a mistake: that signal is not sent,
@@ -793,7 +868,7 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
   const profilesOverOtlp = config.profilesExport.exporter === 'otlp';
   const server = profilesOverOtlp ? config.profilesExport.endpoint : config.pyroscope.serverAddress;
   const ownSpans = overOwnOtlp(config.traces) ? config.traces.endpoint : undefined;
-  const ownLogs = overOwnOtlp(config.logs) ? config.logs.endpoint : undefined;
+  const ownSignals = [{ name: 'metrics', signal: config.metrics }, { name: 'logs', signal: config.logs }].map((own) => ({ ...own, endpoint: overOwnOtlp(own.signal) ? own.signal.endpoint : undefined }));
   for (const bad of reading.unusable) {
     const lost: string[] = [];
     if (server !== undefined && unusableProxyFor(server, reading) === bad) {
@@ -805,9 +880,10 @@ function readProxySettings(env: Env, config: Config, problems: Problem[]): Probl
       config.traces.exporters = config.traces.exporters.filter((name) => name !== 'otlp');
       lost.push('spans');
     }
-    if (ownLogs !== undefined && unusableProxyFor(ownLogs, reading) === bad) {
-      config.logs.endpoint = undefined;
-      lost.push('logs');
+    for (const { name, signal, endpoint } of ownSignals) {
+      if (endpoint === undefined || unusableProxyFor(endpoint, reading) !== bad) continue;
+      signal.endpoint = undefined;
+      lost.push(name);
     }
     // Not a problem of ours when no upload would go through it.
     if (lost.length === 0) continue;
@@ -858,5 +934,5 @@ export function settingByFlag(flag: string): [SettingKey, Setting] | undefined {
 
 /** Names of env vars whose values must never be printed. */
 export const SECRET_ENV: ReadonlySet<string> = new Set(
-  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders, ENV.otlpProfilesHeaders, ENV.otlpLogsHeaders],
+  [...Object.values(SETTINGS).filter((s: Setting) => s.secret).map((s) => s.env), ENV.otlpTracesHeaders, ENV.otlpProfilesHeaders, ENV.otlpLogsHeaders, ENV.otlpMetricsHeaders],
 );

@@ -1,9 +1,11 @@
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config.js';
 import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from '../export/destination.js';
 import type { SpanBatcher } from '../tracing/span-batcher.js';
 import type { LogBatcher } from '../tracing/log-batcher.js';
+import type { PeriodicReader } from '../tracing/metric-reader.js';
 import { type Logger, reason } from '../log.js';
 import { GATHER, gatherNow, nextGatherMs } from '../profiling/gather-pace.js';
 import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
@@ -28,6 +30,8 @@ export interface AgentParts {
   batcher: SpanBatcher | undefined;
   /** Our log record batcher, when log records go to the destination. */
   logBatcher: LogBatcher | undefined;
+  /** Our metric reader, when metrics go to the destination. */
+  metricReader: PeriodicReader | undefined;
   /** The exporter pipelines we do not own (grpc, console), flushed asynchronously only. */
   processors: SpanProcessor[];
   sdk: { shutdown(): Promise<void> } | undefined;
@@ -108,9 +112,10 @@ export class Agent implements Finisher {
 
   /**
    * What is owed at the end: the window held for its spans' names goes to the destination now,
-   * and the last window (sampling stops) and the spans and log records still buffered are returned.
+   * and the last window (sampling stops), the spans and log records still buffered and `metrics`,
+   * the last collection, are returned.
    */
-  private takeLast(): FinalData {
+  private takeLast(metrics: ResourceMetrics | undefined): FinalData {
     const { profiler, batcher, logBatcher, log, destination } = this.parts;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
@@ -124,7 +129,7 @@ export class Agent implements Finisher {
     } catch (error) {
       log.warn(`could not collect the last profile window: ${reason(error)}`);
     }
-    return { window, spanBatches: batcher?.takeBuffered() ?? [], logBatches: logBatcher?.takeBuffered() ?? [] };
+    return { window, spanBatches: batcher?.takeBuffered() ?? [], logBatches: logBatcher?.takeBuffered() ?? [], metrics };
   }
 
   /**
@@ -147,7 +152,9 @@ export class Agent implements Finisher {
     this.phase = 'flushing';
     const { destination, processors, sdk, log } = this.parts;
     try {
-      await destination.finishAsync(this.takeLast(), deadlineAt);
+      const metrics = await this.lastMetrics(deadlineAt);
+      if (this.takenOver()) return;
+      await destination.finishAsync(this.takeLast(metrics), deadlineAt);
       await untilDeadline(Promise.all([...processors.map((processor) => processor.forceFlush()), sdk?.shutdown()]), deadlineAt);
     } catch (error) {
       log.debug(`final flush: ${reason(error)}`);
@@ -158,6 +165,34 @@ export class Agent implements Finisher {
   finishSync(deadlineAt: number): void {
     if (this.phase === 'done') return;
     this.phase = 'done';
-    this.parts.destination.finishSync(this.takeLast(), deadlineAt);
+    this.parts.destination.finishSync(this.takeLast(this.lastMetricsSync()), deadlineAt);
+  }
+
+  /** process.exit() while the final flush waited: the exit path (finishSync) took everything over. */
+  private takenOver(): boolean {
+    return this.phase === 'done';
+  }
+
+  /** The last metrics collection, observable instruments' callbacks run, within the deadline; else what can be taken synchronously. */
+  private async lastMetrics(deadlineAt: number): Promise<ResourceMetrics | undefined> {
+    const reader = this.parts.metricReader;
+    if (!reader) return undefined;
+    let collected: { metrics: ResourceMetrics | undefined } | undefined;
+    const collecting = reader.collectNow().then(
+      (metrics) => void (collected = { metrics }),
+      (error: unknown) => this.parts.log.debug(`final metrics collection: ${reason(error)}`),
+    );
+    await untilDeadline(collecting, deadlineAt);
+    return collected ? collected.metrics : this.lastMetricsSync();
+  }
+
+  /** The last metrics collection at `process.exit()`, where no callback can be awaited. */
+  private lastMetricsSync(): ResourceMetrics | undefined {
+    try {
+      return this.parts.metricReader?.collectSync();
+    } catch (error) {
+      this.parts.log.warn(`could not collect the last metrics: ${reason(error)}`);
+      return undefined;
+    }
   }
 }

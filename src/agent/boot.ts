@@ -102,7 +102,7 @@ export function boot(config: Config, log: Logger): Started {
     }
   }
 
-  agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, logBatcher: tracing?.logBatcher, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
+  agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, logBatcher: tracing?.logBatcher, metricReader: tracing?.metricReader, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
   log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporters.join(',') || 'none' : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);

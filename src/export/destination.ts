@@ -1,16 +1,18 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { ProfileWindow } from '../profiling/profiler.js';
 
-/** What is still owed at the very end: the last profile window, and the spans and log records not yet batched out. */
+/** What is still owed at the very end: the last profile window, the spans and log records not yet batched out, the last metrics collection. */
 export interface FinalData {
   window: ProfileWindow | undefined;
   spanBatches: ReadableSpan[][];
   logBatches: ReadableLogRecord[][];
+  metrics: ResourceMetrics | undefined;
 }
 
 /**
- * Where profile windows, span and log batches go: the backends (Pyroscope + OTLP) or a local
+ * Where profile windows, span and log batches and metrics collections go: the backends (Pyroscope + OTLP) or a local
  * recording. Steady-state calls never throw and never block on I/O for long; the two finish
  * calls deliver everything owed within the deadline, asynchronously where the event loop still
  * turns and synchronously inside process 'exit'.
@@ -22,6 +24,8 @@ export interface Destination {
   spans(batch: ReadableSpan[]): void;
   /** Log records over OTLP/HTTP (remote mode only: a local recording keeps none). */
   logRecords(batch: ReadableLogRecord[]): void;
+  /** A metrics collection over OTLP/HTTP (remote mode only). */
+  metrics(collection: ResourceMetrics): void;
   finishAsync(last: FinalData, deadlineAt: number): Promise<void>;
   finishSync(last: FinalData, deadlineAt: number): void;
   /**

@@ -10,6 +10,7 @@ export const NO_DESTINATION: Destination = {
   renameService: () => undefined,
   spans: () => undefined,
   logRecords: () => undefined,
+  metrics: () => undefined,
   finishAsync: () => Promise.resolve(),
   finishSync: () => undefined,
   outOfMemorySync: () => undefined,

@@ -2,6 +2,7 @@ import { type Config, overOwnOtlp } from '../config.js';
 import type { Logger } from '../log.js';
 import { OtlpProfilesUpstream, otlpProfilesOptions } from './otlp/otlp-profiles-upstream.js';
 import { type LogsExport, OtlpLogsUpstream } from './otlp/otlp-logs-upstream.js';
+import { type MetricsExport, OtlpMetricsUpstream } from './otlp/otlp-metrics-upstream.js';
 import { DEFAULT_TRACES_URL } from './otlp/otlp-request.js';
 import { OtlpTracesUpstream } from './otlp/otlp-traces-upstream.js';
 import { PyroscopeUpstream } from './pyroscope/pyroscope-upstream.js';
@@ -11,8 +12,8 @@ import type { Send, Upstream } from './upstream.js';
 /**
  * The backends the config sends to, one upstream each: a new destination is a new upstream file
  * and a line here. Profiles go over OTLP when asked (PYRO_RUN_PROFILES_EXPORTER=otlp), else to
- * Pyroscope when it has an address (none: sampled for span links only); spans and log records over
- * OTLP/HTTP go through us, while the SDK's own exporters carry grpc and console.
+ * Pyroscope when it has an address (none: sampled for span links only); spans, metrics and log
+ * records over OTLP/HTTP go through us, while the SDK's own exporters carry grpc and console.
  */
 export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstream[] {
   const upstreams: Upstream[] = [];
@@ -21,6 +22,8 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
   if (otlpProfiles) upstreams.push(new OtlpProfilesUpstream(otlpProfiles, config.serviceName, send, log));
   else if (serverAddress && config.profilesExport.exporter === 'pyroscope') upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
   if (ownsSpanExport(config)) upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
+  const metrics = ownMetricsExport(config);
+  if (metrics) upstreams.push(new OtlpMetricsUpstream(metrics, send, log));
   const logs = ownLogsExport(config);
   if (logs) upstreams.push(new OtlpLogsUpstream(logs, send, log));
   return upstreams;
@@ -32,9 +35,17 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
  * everything in local mode, which records no logs.
  */
 export function ownLogsExport(config: Config): LogsExport | undefined {
-  const { logs } = config;
-  if (config.local !== undefined || !overOwnOtlp(logs) || logs.endpoint === undefined) return undefined;
-  return { ...logs, endpoint: logs.endpoint };
+  return ownSignal(config, config.logs);
+}
+
+/** Metrics over OTLP/HTTP are ours to send in remote mode, as log records are (ownLogsExport); prometheus and console are the NodeSDK's readers'. */
+export function ownMetricsExport(config: Config): MetricsExport | undefined {
+  return ownSignal(config, config.metrics);
+}
+
+function ownSignal<S extends Config['metrics'] | Config['logs']>(config: Config, signal: S): (S & { endpoint: string }) | undefined {
+  if (config.local !== undefined || !overOwnOtlp(signal) || signal.endpoint === undefined) return undefined;
+  return { ...signal, endpoint: signal.endpoint };
 }
 
 /** Spans over OTLP/HTTP are ours to send; grpc and console are the SDK's exporters'. */
@@ -46,7 +57,6 @@ export function otlpTlsEndpoints(config: Config): EndpointTls[] {
   if (ownsSpanExport(config)) endpoints.push({ url: config.traces.endpoint ?? DEFAULT_TRACES_URL, files: config.traces.tls });
   const profiles = otlpProfilesOptions(config);
   if (profiles) endpoints.push({ url: profiles.endpoint, files: config.profilesExport.tls });
-  const logs = ownLogsExport(config);
-  if (logs) endpoints.push({ url: logs.endpoint, files: logs.tls });
+  for (const signal of [ownMetricsExport(config), ownLogsExport(config)]) if (signal) endpoints.push({ url: signal.endpoint, files: signal.tls });
   return endpoints;
 }

@@ -1,4 +1,5 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
@@ -56,6 +57,10 @@ export class Uploads implements Destination {
     for (const upstream of this.upstreams) upstream.logRecords?.(batch);
   }
 
+  metrics(collection: ResourceMetrics): void {
+    for (const upstream of this.upstreams) upstream.metrics?.(collection);
+  }
+
   outOfMemorySync(window: ProfileWindow): void {
     for (const upstream of this.upstreams) {
       try {
@@ -72,6 +77,7 @@ export class Uploads implements Destination {
       if (last.window) this.profiles(last.window);
       for (const batch of last.spanBatches) this.spans(batch);
       for (const batch of last.logBatches) this.logRecords(batch);
+      if (last.metrics) this.metrics(last.metrics);
       await Promise.all(this.upstreams.map((upstream) => upstream.settle()));
       await this.sender.idle(Math.max(0, deadlineAt - Date.now()));
     })();

@@ -1,4 +1,5 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { ProfileWindow } from '../profiling/profiler.js';
 import type { FinalData } from './destination.js';
@@ -9,8 +10,8 @@ export type Send = (request: Outgoing) => void;
 
 /**
  * One backend of the uploads (uploads.ts): it takes what it carries — profile windows, span
- * batches, log batches — encodes its own wire format and hands the requests to `Send`. Steady-state
- * calls never throw; encoding that takes time runs off the app's hot path.
+ * batches, log batches, metrics collections — encodes its own wire format and hands the requests
+ * to `Send`. Steady-state calls never throw; encoding that takes time runs off the app's hot path.
  */
 export interface Upstream {
   /** Loads what its encoding needs, in the app's first turns rather than in the middle of its traffic. */
@@ -18,6 +19,7 @@ export interface Upstream {
   profiles?(window: ProfileWindow): void;
   spans?(batch: ReadableSpan[]): void;
   logRecords?(batch: ReadableLogRecord[]): void;
+  metrics?(collection: ResourceMetrics): void;
   /** What it files under the service name from now on: the name the app's own OpenTelemetry SDK set. */
   renameService?(name: string): void;
   /** Resolves once everything handed over so far is encoded and sent on. */

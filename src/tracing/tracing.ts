@@ -13,7 +13,8 @@ import { startFastifyRoutes } from '../frameworks/fastify.js';
 import { RouteFromSpans } from '../frameworks/routes.js';
 import { SpanBatcher } from './span-batcher.js';
 import { LogBatcher } from './log-batcher.js';
-import { ownLogsExport } from '../export/remote-upstreams.js';
+import { periodicReader, type PeriodicReader } from './metric-reader.js';
+import { ownLogsExport, ownMetricsExport } from '../export/remote-upstreams.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from '../log.js';
 import type { LinkContext } from '../span-link/linking.js';
@@ -45,6 +46,8 @@ export interface Tracing {
   processors: SpanProcessor[];
   /** Present when log records go to our destination: its buffered records can be taken synchronously at exit. */
   logBatcher: LogBatcher | undefined;
+  /** Present when metrics go to our destination: a last collection can be taken synchronously at exit. */
+  metricReader: PeriodicReader | undefined;
 }
 
 /**
@@ -154,7 +157,7 @@ export function startTracing(options: TracingOptions): Tracing {
   }
   if (found.provider) {
     for (const problem of problems) log.warn(problem);
-    return { sdk: undefined, batcher: recording ? batcher : undefined, processors: [], logBatcher: undefined };
+    return { sdk: undefined, batcher: recording ? batcher : undefined, processors: [], logBatcher: undefined, metricReader: undefined };
   }
 
   // No entry script (`node -e`, `-p`, the REPL): nothing to import later, and the in-thread
@@ -188,22 +191,24 @@ export function startTracing(options: TracingOptions): Tracing {
     batcher,
     processors,
     logBatcher: signals?.logBatcher,
+    metricReader: signals?.metricReader,
   };
 }
 
 /**
  * The NodeSDK for metrics and logs only: spans, context and propagation are set up by startTracing.
- * Log records over OTLP/HTTP go to our destination, as spans do (ownLogsExport); otherwise the
- * NodeSDK builds the logs pipeline from env.
+ * Metrics and log records over OTLP/HTTP go to our destination, as spans do (ownMetricsExport,
+ * ownLogsExport); otherwise the NodeSDK builds those pipelines from env.
  */
-function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<void>; logBatcher: LogBatcher | undefined } {
+function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<void>; logBatcher: LogBatcher | undefined; metricReader: PeriodicReader | undefined } {
   const { config } = options;
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const logBatcher = config.logsRequested && ownLogsExport(config) ? logRecordBatcher(options) : undefined;
+  const metricReader = config.metricsRequested && ownMetricsExport(config) ? metricsReader(options) : undefined;
   const sdk = new NodeSDK({
     serviceName: config.serviceName,
     // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
-    ...(config.metricsRequested ? {} : { metricReaders: [] }),
+    ...(config.metricsRequested ? (metricReader ? { metricReaders: [metricReader, ...otherMetricReaders(config)] } : {}) : { metricReaders: [] }),
     ...(config.logsRequested ? (logBatcher ? { logRecordProcessors: [logBatcher, ...consoleLogProcessors(config)] } : {}) : { logRecordProcessors: [] }),
     spanProcessors: [],
     instrumentations: [],
@@ -212,7 +217,38 @@ function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<voi
     textMapPropagator: null,
   });
   sdk.start();
-  return { shutdown: () => sdk.shutdown(), logBatcher };
+  return { shutdown: () => sdk.shutdown(), logBatcher, metricReader };
+}
+
+/** Metrics collected every OTEL_METRIC_EXPORT_INTERVAL into our destination (OTLP/HTTP through our sender). */
+function metricsReader(options: TracingOptions): PeriodicReader {
+  const { config, destination, log } = options;
+  const { temporality, intervalMs, collectTimeoutMs } = config.metrics;
+  return periodicReader({
+    temporality,
+    intervalMs,
+    collectTimeoutMs,
+    onMetrics: (metrics) => destination.metrics(metrics),
+    onError: (error) => log.warnOnce('metrics-collect', `metrics could not be collected (${reason(error)}); the next collection is tried as usual`),
+  });
+}
+
+/**
+ * `prometheus` and `console` in OTEL_METRICS_EXPORTER beside `otlp`: the SDK's readers, as the
+ * NodeSDK sets them up from env (sdk-node getMetricReadersFromEnv).
+ */
+function otherMetricReaders(config: Config): import('@opentelemetry/sdk-metrics').MetricReader[] {
+  const readers: import('@opentelemetry/sdk-metrics').MetricReader[] = [];
+  const { exporters, prometheus } = config.metrics;
+  if (exporters.includes('console')) {
+    const { ConsoleMetricExporter, PeriodicExportingMetricReader } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
+    readers.push(new PeriodicExportingMetricReader({ exporter: new ConsoleMetricExporter() }));
+  }
+  if (exporters.includes('prometheus')) {
+    const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus') as typeof import('@opentelemetry/exporter-prometheus');
+    readers.push(new PrometheusExporter(prometheus));
+  }
+  return readers;
 }
 
 /** Log records in batches to our destination (OTLP/HTTP through our sender). */

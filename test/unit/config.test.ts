@@ -70,6 +70,20 @@ const DEFAULTS: Config = {
   sdkDisabled: false,
   metricsRequested: false,
   logsRequested: false,
+  // Metrics are not asked for; were they, the OTel defaults would apply.
+  metrics: {
+    exporters: [],
+    protocol: 'http/protobuf',
+    endpoint: 'http://localhost:4318/v1/metrics',
+    headers: {},
+    tls: {},
+    gzip: false,
+    timeoutMs: 10_000,
+    intervalMs: 60_000,
+    collectTimeoutMs: 30_000,
+    temporality: 'cumulative',
+    prometheus: {},
+  },
   // Logs are not asked for; were they, the OTel defaults would apply.
   logs: {
     exporters: [],
@@ -426,6 +440,48 @@ describe('the logs export, by the OTel exporter spec for the logs signal and OTE
   });
 });
 
+describe('the metrics export, by the OTel exporter spec for the metrics signal and OTEL_METRICS_EXPORTER as the NodeSDK reads it', () => {
+  const cases: { name: string; env: Env; pick: (metrics: Config['metrics']) => unknown; expected: unknown }[] = [
+    { name: 'the exporters listed, each once, in a fixed order', env: { OTEL_METRICS_EXPORTER: ' Console , prometheus,otlp,otlp' }, pick: (m) => m.exporters, expected: ['otlp', 'prometheus', 'console'] },
+    { name: '`none` anywhere in the list: none', env: { OTEL_METRICS_EXPORTER: 'otlp,none' }, pick: (m) => m.exporters, expected: [] },
+    { name: 'the base URL plus /v1/metrics', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, pick: (m) => m.endpoint, expected: 'http://collector:4318/v1/metrics' },
+    {
+      name: 'the signal’s endpoint as given, over the base URL',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://mimir.example/otlp/v1/metrics' },
+      pick: (m) => m.endpoint,
+      expected: 'https://mimir.example/otlp/v1/metrics',
+    },
+    { name: 'headers: the signal’s over the shared ones', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'b=3' }, pick: (m) => m.headers, expected: { a: '1', b: '3' } },
+    { name: 'protocol: the signal’s over the shared one', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }, pick: (m) => m.protocol, expected: 'http/json' },
+    { name: 'compression and timeout: the signal’s over the shared ones', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_COMPRESSION: 'none', OTEL_EXPORTER_OTLP_METRICS_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TIMEOUT: '3000', OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: '2000' }, pick: (m) => [m.gzip, m.timeoutMs], expected: [true, 2000] },
+    {
+      name: 'TLS files: the signal’s over the shared ones',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE: 'metrics-ca.pem' },
+      pick: (m) => m.tls,
+      expected: { ca: { env: 'OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE', path: 'metrics-ca.pem' } },
+    },
+    { name: 'the interval and the collection timeout', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '5000', OTEL_METRIC_EXPORT_TIMEOUT: '2500' }, pick: (m) => [m.intervalMs, m.collectTimeoutMs], expected: [5000, 2500] },
+    { name: 'the timeout clamped to the interval, as the NodeSDK does', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '1000' }, pick: (m) => [m.intervalMs, m.collectTimeoutMs], expected: [1000, 1000] },
+    { name: 'the temporality preference, in any case', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'Delta' }, pick: (m) => m.temporality, expected: 'delta' },
+    { name: 'where the prometheus exporter listens', env: { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: '9465' }, pick: (m) => m.prometheus, expected: { host: '127.0.0.1', port: 9465 } },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(c.pick(clean(c.env).metrics), c.expected));
+  }
+
+  it('a temporality the exporters do not know: a problem, and cumulative stands', () => {
+    const { config, problems } = readConfig({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'sometimes' });
+    assert.equal(config.metrics.temporality, 'cumulative');
+    assert.deepEqual(problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE']);
+  });
+
+  it('behind a proxy that cannot be used, metrics and logs are not sent, and one problem says so', () => {
+    const { config, problems } = readConfig({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_LOGS_EXPORTER: 'otlp', OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318', HTTP_PROXY: 'ftp://proxy.corp' });
+    assert.equal(config.metrics.endpoint, undefined);
+    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['HTTP_PROXY', 'metrics and logs are not sent (not around the proxy either)']]);
+  });
+});
+
 describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: proxy-rules.test.ts)', () => {
   const PYRO = 'https://pyroscope.example';
   const OTLP = 'http://collector.example:4318';
@@ -679,6 +735,7 @@ describe('secret values never appear in problem messages', () => {
       'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
       'OTEL_EXPORTER_OTLP_PROFILES_HEADERS',
       'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
+      'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
     ]) {
       assert.ok(SECRET_ENV.has(name), name);
     }

@@ -88,7 +88,7 @@ it('gzip: compressed off the app’s turn; a batch still compressing at exit is 
   const upstream = new OtlpLogsUpstream(logsOf({ OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }), (request) => void sent.push(request), log);
   upstream.logRecords(records(2));
   assert.deepEqual(sent, [], 'compressing in the threadpool');
-  const owed = upstream.owedSync({ window: undefined, spanBatches: [], logBatches: [records(1)] });
+  const owed = upstream.owedSync({ window: undefined, spanBatches: [], logBatches: [records(1)], metrics: undefined });
   assert.deepEqual(owed.map((request) => request.headers['content-encoding']), ['gzip', 'gzip']);
   assert.deepEqual(owed.map((request) => decodeLogsRequestProto(gunzipSync(request.body)).length), [2, 1]);
   await upstream.settle();

@@ -62,7 +62,7 @@ function onFullDisk(t: TestContext) {
   const spanFiles = () => readdirSync(path.join(base, readdirSync(base)[0]!, 'spans')).length;
   /** The run's manifest counts, once finished. */
   const finish = () => {
-    recorder.finishSync({ window: undefined, spanBatches: [], logBatches: [] });
+    recorder.finishSync({ window: undefined, spanBatches: [], logBatches: [], metrics: undefined });
     const dir = path.join(base, readdirSync(base)[0]!);
     const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { complete: boolean; counts: Record<string, number> };
     return { dir, manifest };

@@ -74,7 +74,7 @@ it('at exit, a batch still encoding is encoded synchronously, once, before the l
   const encoding = endedSpans(3000);
   const buffered = endedSpans(2);
   upstream.spans(encoding);
-  const owed = upstream.owedSync({ window: undefined, spanBatches: [buffered], logBatches: [] });
+  const owed = upstream.owedSync({ window: undefined, spanBatches: [buffered], logBatches: [], metrics: undefined });
   assert.deepEqual(owed.map((request) => decodeTraceRequestProto(request.body).length), [3000, 2]);
   await upstream.settle();
   await nextTurn();

@@ -231,8 +231,10 @@ export class LocalRecorder implements Destination {
     else this.writeSoon();
   }
 
-  /** Log records are not recorded locally: in local mode they stay the NodeSDK's (tracing.ts). */
+  /** Log records and metrics are not recorded locally: in local mode they stay the NodeSDK's (tracing.ts). */
   logRecords(): void {}
+
+  metrics(): void {}
 
   /** The queued spans are written within WRITE_EVERY_MS. */
   private writeSoon(): void {

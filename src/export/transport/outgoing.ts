@@ -3,12 +3,12 @@ import type { OriginTls } from './origin-tls.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 
 /**
- * One HTTP request we owe a backend: a profile upload, a span batch or a log batch. Built once, sent by the
+ * One HTTP request we owe a backend: a profile upload, a span, log or metrics batch. Built once, sent by the
  * steady-state sender or, at exit, by the synchronous final flush: both send the same thing.
  */
 export interface Outgoing {
   /** Which pipeline it belongs to; failure warnings are keyed by it. */
-  kind: 'profiles' | 'spans' | 'logs';
+  kind: 'profiles' | 'spans' | 'logs' | 'metrics';
   url: string;
   headers: Record<string, string>;
   body: Uint8Array;
