@@ -25,7 +25,8 @@ export interface PeriodicReaderOptions {
   /** OTEL_METRIC_EXPORT_TIMEOUT: how long the observable instruments' callbacks may take. */
   collectTimeoutMs: number;
   onMetrics(metrics: ResourceMetrics): void;
-  onError(error: unknown): void;
+  /** A collection failed: whole (nothing handed over), or in part (an observable instrument's callback; the rest is handed over). */
+  onError(error: unknown, whole: boolean): void;
 }
 
 /** The reader the NodeSDK's meter provider collects into, with what the exit path needs of it. */
@@ -82,7 +83,7 @@ export function periodicReader(options: PeriodicReaderOptions): PeriodicReader {
       this.timer = setInterval(() => {
         this.collectNow().then(
           (metrics) => metrics && options.onMetrics(metrics),
-          (error: unknown) => options.onError(error),
+          (error: unknown) => options.onError(error, true),
         );
       }, options.intervalMs);
       this.timer.unref();
@@ -90,7 +91,7 @@ export function periodicReader(options: PeriodicReaderOptions): PeriodicReader {
 
     async collectNow(): Promise<ResourceMetrics | undefined> {
       const { resourceMetrics, errors } = await this.collect({ timeoutMillis: options.collectTimeoutMs });
-      if (errors.length > 0) options.onError(errors[0]);
+      if (errors.length > 0) options.onError(errors[0], false);
       return withData(resourceMetrics);
     }
 

@@ -172,9 +172,10 @@ export function startTracing(options: TracingOptions): Tracing {
   // loads before its instrumentation is registered (node:http under the gRPC exporter) would stay
   // unpatched for the app too. So everything of ours is loaded above, and the instrumentations of
   // the app's modules, pyro-run's client hooks (boot.ts) and the app-otel watch come after.
-  const selection = selectInstrumentations(env, installedFrom(options.appDirs, env), { metrics: config.metricsRequested });
+  const exported = { metrics: config.metricsRequested, logs: config.logsRequested };
+  const selection = selectInstrumentations(env, installedFrom(options.appDirs, env), exported);
   if (selection.unknown.length > 0) log.warn(`unknown instrumentations in OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS: ${selection.unknown.join(', ')}`);
-  const instrumentations = loadInstrumentations(selection.names, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
+  const instrumentations = loadInstrumentations(selection.names, exported, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
   routerYieldsToExpress(instrumentations);
   log.debug(`instrumentations: ${selection.names.join(', ')}`);
   otelInstrumentation().registerInstrumentations({ instrumentations });
@@ -229,7 +230,10 @@ function metricsReader(options: TracingOptions): PeriodicReader {
     intervalMs,
     collectTimeoutMs,
     onMetrics: (metrics) => destination.metrics(metrics),
-    onError: (error) => log.warnOnce('metrics-collect', `metrics could not be collected (${reason(error)}); the next collection is tried as usual`),
+    onError: (error, whole) =>
+      whole
+        ? log.warnOnce('metrics-collect', `metrics could not be collected (${reason(error)}); the next collection is tried as usual`)
+        : log.warnOnce('metrics-callback', `an observable instrument's callback failed (${reason(error)}); the other metrics are sent`),
   });
 }
 

@@ -75,6 +75,19 @@ test("http: a server fed mock requests (server.emit('request', req, res)) hands 
   assert.match(warnings[0] ?? '', /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/);
 });
 
+test('pino: with no logs pipeline asked for, the logger writes to the destination it is given, itself its stream, line for line', async () => {
+  const { bare, agent, warnings } = await observe('pino writes to its destination');
+  assert.deepEqual(bare, {
+    own: true,
+    lines: [
+      { level: 30, msg: 'first' },
+      { level: 40, part: 'db', rows: 2, msg: 'second' },
+    ],
+  });
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
 test("knex's asyncStackTraces: a failed query's stack starts at the app's call, for raw, query and schema builders", async () => {
   // A port nothing listens on: every query fails at once.
   const { bare, agent, warnings } = await observe('knex async stack traces', {}, [String(await freePort())]);

@@ -25,7 +25,7 @@ describe('selectInstrumentations', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const result = selectInstrumentations(c.env ?? {}, has(...(c.installed ?? [])), { metrics: c.metrics ?? false });
+      const result = selectInstrumentations(c.env ?? {}, has(...(c.installed ?? [])), { metrics: c.metrics ?? false, logs: false });
       assert.deepEqual([...result.names].sort(), [...c.expected].sort());
       assert.deepEqual(result.unknown, c.unknown ?? []);
     });
@@ -53,9 +53,28 @@ describe('installedFrom', () => {
 describe('loadInstrumentations', () => {
   it('instantiates each selected instrumentation from its own package', () => {
     const errors: string[] = [];
-    const loaded = loadInstrumentations(['http', 'express', 'pg', 'undici'], (name) => errors.push(name));
+    const loaded = loadInstrumentations(['http', 'express', 'pg', 'undici'], { metrics: false, logs: false }, (name) => errors.push(name));
     assert.deepEqual(errors, []);
     assert.deepEqual(loaded.map((i) => i.instrumentationName), ['@opentelemetry/instrumentation-http', '@opentelemetry/instrumentation-express', '@opentelemetry/instrumentation-pg', '@opentelemetry/instrumentation-undici']);
     for (const instrumentation of loaded) instrumentation.disable();
+  });
+
+  it('the logger instrumentations send log lines as log records only when a logs pipeline is asked for; they correlate either way', () => {
+    const sending = (logs: boolean) =>
+      loadInstrumentations(['pino', 'bunyan', 'winston'], { metrics: false, logs }, (name) => assert.fail(name)).map((instrumentation) => {
+        instrumentation.disable();
+        const config = instrumentation.getConfig() as { disableLogSending?: boolean; disableLogCorrelation?: boolean };
+        return [instrumentation.instrumentationName, config.disableLogSending, config.disableLogCorrelation ?? false];
+      });
+    assert.deepEqual(sending(false), [
+      ['@opentelemetry/instrumentation-pino', true, false],
+      ['@opentelemetry/instrumentation-bunyan', true, false],
+      ['@opentelemetry/instrumentation-winston', true, false],
+    ]);
+    assert.deepEqual(sending(true).map(([name, disabled]) => [name, disabled]), [
+      ['@opentelemetry/instrumentation-pino', false],
+      ['@opentelemetry/instrumentation-bunyan', false],
+      ['@opentelemetry/instrumentation-winston', false],
+    ]);
   });
 });

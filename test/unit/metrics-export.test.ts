@@ -112,6 +112,20 @@ describe('the periodic reader', () => {
     await provider.shutdown();
   });
 
+  it('an observable instrument whose callback throws: told once as a partial failure, the other metrics still handed over', async () => {
+    const failures: [string, boolean][] = [];
+    const reader = periodicReader({ temporality: 'cumulative', intervalMs: 3_600_000, collectTimeoutMs: 1000, onMetrics: () => undefined, onError: (error, whole) => void failures.push([String(error), whole]) });
+    const provider = new MeterProvider({ readers: [reader] });
+    const meter = provider.getMeter('app');
+    meter.createObservableGauge('broken').addCallback(() => {
+      throw new Error('no reading');
+    });
+    meter.createCounter('orders').add(2);
+    assert.deepEqual(pointsByName(await reader.collectNow()).orders, [AggregationTemporality.CUMULATIVE, [2]]);
+    assert.deepEqual(failures, [['Error: no reading', false]]);
+    await provider.shutdown();
+  });
+
   it('nothing measured: nothing to send', async () => {
     const handed: ResourceMetrics[] = [];
     const reader: PeriodicReader = periodicReader({ temporality: 'cumulative', intervalMs: 3_600_000, collectTimeoutMs: 1000, onMetrics: (m) => void handed.push(m), onError: () => undefined });
