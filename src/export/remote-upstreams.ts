@@ -1,8 +1,9 @@
 import { type Config, overOwnOtlp } from '../config.js';
 import type { Logger } from '../log.js';
 import { OtlpProfilesUpstream, otlpProfilesOptions } from './otlp/otlp-profiles-upstream.js';
-import { type LogsExport, OtlpLogsUpstream } from './otlp/otlp-logs-upstream.js';
-import { type MetricsExport, OtlpMetricsUpstream } from './otlp/otlp-metrics-upstream.js';
+import { OtlpLogsUpstream } from './otlp/otlp-logs-upstream.js';
+import { OtlpMetricsUpstream } from './otlp/otlp-metrics-upstream.js';
+import type { SignalEndpoint } from './otlp/otlp-signal-upstream.js';
 import { DEFAULT_TRACES_URL } from './otlp/otlp-request.js';
 import { OtlpTracesUpstream } from './otlp/otlp-traces-upstream.js';
 import { PyroscopeUpstream } from './pyroscope/pyroscope-upstream.js';
@@ -34,16 +35,16 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
  * at `process.exit()` as it takes spans; grpc and console are the NodeSDK's exporters', and so is
  * everything in local mode, which records no logs.
  */
-export function ownLogsExport(config: Config): LogsExport | undefined {
+export function ownLogsExport(config: Config): SignalEndpoint | undefined {
   return ownSignal(config, config.logs);
 }
 
 /** Metrics over OTLP/HTTP are ours to send in remote mode, as log records are (ownLogsExport); prometheus and console are the NodeSDK's readers'. */
-export function ownMetricsExport(config: Config): MetricsExport | undefined {
+export function ownMetricsExport(config: Config): SignalEndpoint | undefined {
   return ownSignal(config, config.metrics);
 }
 
-function ownSignal<S extends Config['metrics'] | Config['logs']>(config: Config, signal: S): (S & { endpoint: string }) | undefined {
+function ownSignal(config: Config, signal: Config['metrics'] | Config['logs']): SignalEndpoint | undefined {
   if (config.local !== undefined || !overOwnOtlp(signal) || signal.endpoint === undefined) return undefined;
   return { ...signal, endpoint: signal.endpoint };
 }

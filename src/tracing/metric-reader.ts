@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { AggregationTemporality, InstrumentType, MetricData, MetricReader, ResourceMetrics, ScopeMetrics } from '@opentelemetry/sdk-metrics';
 import type { MetricTemporality } from '../config.js';
+import { otelCore } from '../vendor.js';
 
 const require = createRequire(import.meta.url);
 
@@ -44,7 +45,7 @@ export interface PeriodicReader extends MetricReader {
  * What collectSync reads of sdk-metrics 3's internals (state/MetricCollector.ts,
  * state/MeterSharedState.ts): MetricReader.collect() is async only because it awaits the observable
  * instruments' callbacks, which an exit handler cannot; the storages' collect() it then calls is
- * synchronous. A test (metrics-at-exit) fails when an upgrade moves these.
+ * synchronous. test/unit/metrics-export.test.ts fails when an upgrade moves these.
  */
 interface CollectorInternals {
   _sharedState: {
@@ -98,8 +99,8 @@ export function periodicReader(options: PeriodicReaderOptions): PeriodicReader {
     collectSync(): ResourceMetrics | undefined {
       const state = this.producer?._sharedState;
       if (!state) return undefined;
-      const now = Date.now();
-      const time: [number, number] = [Math.trunc(now / 1000), (now % 1000) * 1_000_000];
+      // The collection time as sdk-metrics' own collector takes it.
+      const time = otelCore().millisToHrTime(Date.now());
       const scopeMetrics: ScopeMetrics[] = [];
       for (const meter of state.meterSharedStates.values()) {
         const metrics = meter.metricStorageRegistry.getStorages(this.producer).flatMap((storage) => storage.collect(this.producer, time) ?? []);

@@ -1,17 +1,13 @@
 import { createRequire } from 'node:module';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { countText } from './otlp-request.js';
-import { OtlpSignalSender, type SignalEncoding } from './otlp-signal-upstream.js';
+import { OtlpSignalSender, type SignalEncoding, type SignalEndpoint } from './otlp-signal-upstream.js';
 
 const require = createRequire(import.meta.url);
-
-/** What the logs upstream needs of the config: an OTLP/HTTP endpoint to send to. */
-export type LogsExport = Omit<Config['logs'], 'endpoint' | 'exporters'> & { endpoint: string };
 
 const LOGS_ENCODING: SignalEncoding<ReadableLogRecord> = {
   kind: 'logs',
@@ -32,7 +28,7 @@ const LOGS_ENCODING: SignalEncoding<ReadableLogRecord> = {
 export class OtlpLogsUpstream implements Upstream {
   private readonly sender: OtlpSignalSender<ReadableLogRecord>;
 
-  constructor(logs: LogsExport, send: Send, log: Logger) {
+  constructor(logs: SignalEndpoint, send: Send, log: Logger) {
     this.sender = new OtlpSignalSender(logs, LOGS_ENCODING, send, log);
   }
 

@@ -1,17 +1,13 @@
 import { createRequire } from 'node:module';
 import type { MetricData, ResourceMetrics, ScopeMetrics } from '@opentelemetry/sdk-metrics';
-import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { countText } from './otlp-request.js';
-import { OtlpSignalSender, type SignalEncoding } from './otlp-signal-upstream.js';
+import { OtlpSignalSender, type SignalEncoding, type SignalEndpoint } from './otlp-signal-upstream.js';
 
 const require = createRequire(import.meta.url);
-
-/** What the metrics upstream needs of the config: an OTLP/HTTP endpoint to send to. */
-export type MetricsExport = Pick<Config['metrics'], 'protocol' | 'headers' | 'tls' | 'gzip' | 'timeoutMs'> & { endpoint: string };
 
 /**
  * One metric of a collection with what it is reported under: the unit a collection is split by
@@ -56,7 +52,7 @@ const METRICS_ENCODING: SignalEncoding<MetricItem> = {
 export class OtlpMetricsUpstream implements Upstream {
   private readonly sender: OtlpSignalSender<MetricItem>;
 
-  constructor(metrics: MetricsExport, send: Send, log: Logger) {
+  constructor(metrics: SignalEndpoint, send: Send, log: Logger) {
     this.sender = new OtlpSignalSender(metrics, METRICS_ENCODING, send, log);
   }
 

@@ -6,6 +6,9 @@ import type { Send } from '../upstream.js';
 import type { OtlpSignalExport } from '../../config.js';
 import { gzipped, JSON_CONTENT_TYPE, MAX_OTLP_REQUEST_BYTES, PROTOBUF_CONTENT_TYPE, requestsWithin, sizeText } from './otlp-request.js';
 
+/** An OTLP signal pyro-run sends (metrics, logs): its export settings, with the endpoint it goes to. */
+export type SignalEndpoint = OtlpSignalExport & { endpoint: string };
+
 /** One OTLP signal's batches as requests: how a batch of items is serialized and described. */
 export interface SignalEncoding<T> {
   kind: Outgoing['kind'];
@@ -31,7 +34,7 @@ export class OtlpSignalSender<T> {
   private readonly requests: (batch: T[]) => Outgoing[];
 
   constructor(
-    private readonly signal: OtlpSignalExport & { endpoint: string },
+    private readonly signal: SignalEndpoint,
     private readonly encoding: SignalEncoding<T>,
     private readonly send: Send,
     private readonly log: Logger,
