@@ -1,7 +1,8 @@
 /**
  * Changes pyro-run makes to the OpenTelemetry packages it bundles: fixes where an instrumentation's
- * code makes a library behave differently with the agent than without it, and the hook of the
- * wrap guard (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
+ * code makes a library behave differently with the agent than without it, where OpenTelemetry's
+ * code makes the app's garbage collection costlier, and the hook of the wrap guard
+ * (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
  * file of one package, applied by the bundle build (vendor-bundles.ts); the build fails when a text
  * is not found exactly once, so an upgrade of the package makes someone look at the change again.
  * docs/compatibility.md lists the fixes for upstream.
@@ -50,6 +51,50 @@ const guardedPatch = (patch: string, exports: string, module: string) =>
   `try { return ${patch}; } catch (error) { require_shimmer.patchFailed(this.instrumentationName, ${module}, error); return ${exports}; }`;
 
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
+  {
+    package: '@opentelemetry/api',
+    file: 'dist/context/context.cjs',
+    patches: [
+      {
+        // Measured in docs/performance.md ("What survives a scavenge"): a plain class whose
+        // constructor stores closures over `this` on `this` reproduces it without OpenTelemetry.
+        why: "every context an instrumentation makes (one or more a request) held its own three closures over itself, and such objects outlive V8's minor collections once the code is optimized: each request's context and all it reaches (its span, the span's attributes) was promoted to the old generation, which made every scavenge copy them (3-4 ms a scavenge on the big app instead of under 1) and left them for a major collection; the same methods on the prototype",
+        find: [
+          '\t\tconst self = this;',
+          '\t\tself._currentContext = parentContext ? new Map(parentContext) : /* @__PURE__ */ new Map();',
+          '\t\tself.getValue = (key) => self._currentContext.get(key);',
+          '\t\tself.setValue = (key, value) => {',
+          '\t\t\tconst context = new BaseContext(self._currentContext);',
+          '\t\t\tcontext._currentContext.set(key, value);',
+          '\t\t\treturn context;',
+          '\t\t};',
+          '\t\tself.deleteValue = (key) => {',
+          '\t\t\tconst context = new BaseContext(self._currentContext);',
+          '\t\t\tcontext._currentContext.delete(key);',
+          '\t\t\treturn context;',
+          '\t\t};',
+          '\t}',
+        ].join('\n'),
+        replace: [
+          '\t\tthis._currentContext = parentContext ? new Map(parentContext) : /* @__PURE__ */ new Map();',
+          '\t}',
+          '\tgetValue(key) {',
+          '\t\treturn this._currentContext.get(key);',
+          '\t}',
+          '\tsetValue(key, value) {',
+          '\t\tconst context = new BaseContext(this._currentContext);',
+          '\t\tcontext._currentContext.set(key, value);',
+          '\t\treturn context;',
+          '\t}',
+          '\tdeleteValue(key) {',
+          '\t\tconst context = new BaseContext(this._currentContext);',
+          '\t\tcontext._currentContext.delete(key);',
+          '\t\treturn context;',
+          '\t}',
+        ].join('\n'),
+      },
+    ],
+  },
   {
     package: '@opentelemetry/instrumentation',
     file: 'dist/shimmer.cjs',
