@@ -37,7 +37,7 @@ const PACED = { connections: 8, pauseMs: 20 };
 const WARM_SECONDS = 3;
 const GC_TRACE = ['--trace-gc-nvp'];
 
-/** Each scavenge's line of --trace-gc-nvp (`gc=s`) as numbers; the other collections left out. */
+/** Each scavenge's line of --trace-gc-nvp (`gc=s`) as numbers; the other collections left out. Node 24's `key=value` lines: every run here is on NODE[24] (Node 26 prints JSON). */
 function scavenges(stdout) {
   return stdout
     .split('\n')
