@@ -1,5 +1,5 @@
 // What V8 compiles in the big app's first seconds of load, by whose code it is (issue 21):
-// `node bench/compile-wave.mjs [--rounds N] [--seconds S] [--eval] [--unpinned]` (needs
+// `node bench/compile-wave.mjs [--rounds N] [--seconds S] [--eval] [--unpinned] [--perf]` (needs
 // `npm run build`; PYRO_RUN_BENCH_BASELINE=<another built checkout> adds that build's pyro-run).
 //
 // The big app's worst event-loop stall over a paced load is a burst ~1.5 s in, when the code every
@@ -18,6 +18,10 @@
 // worker threads' time (Linux schedstat, read every 50 ms), and compile milliseconds and jobs by
 // origin — as V8 times them: wall time, which on one core includes waiting for it. Then the threads
 // over the burst phase's worst slice, and that phase's largest compiles in the last round.
+// `--perf` samples the app with Linux `perf` over the load and adds the main thread's time per
+// phase by kind of work (bench/lib/perf-work.mjs): V8's compiles, its profiler's logging, the
+// collections, and each origin's JavaScript. perf attaches as the load starts, so the first
+// phase misses its first tens of milliseconds.
 // Rounds interleave the contenders; tables show medians (min–max) over rounds.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -27,13 +31,14 @@ import { countOption } from './lib/args.mjs';
 import { BIG_APP as APP, BIG_APP_CONTENDERS, BIG_APP_SHAPES } from './lib/big-app.mjs';
 import { BENCH, REPO } from './lib/contenders.mjs';
 import { interleave } from './lib/interleave.mjs';
+import { canPerf, mainThreadWork, recordPerf } from './lib/perf-work.mjs';
 import { threadSchedstat } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
 import { render, spread } from './lib/table.mjs';
 import { findWrk, wrk } from './lib/wrk.mjs';
 
-const USAGE = 'node bench/compile-wave.mjs [--rounds N] [--seconds S] [--eval] [--unpinned]';
+const USAGE = 'node bench/compile-wave.mjs [--rounds N] [--seconds S] [--eval] [--unpinned] [--perf]';
 const PROBE = path.join(BENCH, 'probes/loop-delay.mjs');
 /** The big-app bench's paced load: the loop idles between requests. */
 const PACED = { connections: 8, pauseMs: 20 };
@@ -56,6 +61,13 @@ const seconds = countOption(process.argv, '--seconds', 4, USAGE);
 const [moduleShape, evalShape] = BIG_APP_SHAPES;
 const shape = process.argv.includes('--eval') ? evalShape : moduleShape;
 const unpinned = process.argv.includes('--unpinned');
+const withPerf = process.argv.includes('--perf');
+if (withPerf && !canPerf()) {
+  process.stderr.write('--perf needs Linux perf (Debian: linux-perf)\n');
+  process.exit(2);
+}
+/** The phases of the load `--perf` samples (it starts with the load). */
+const LOAD_PHASES = PHASES.filter((p) => p.to > 0);
 const contenders = BIG_APP_CONTENDERS;
 const sink = await startSink();
 const bin = findWrk();
@@ -124,13 +136,16 @@ async function measure(contender) {
   };
   const mapFile = `/tmp/perf-${pid}.map`;
   try {
+    const perf = withPerf ? recordPerf(pid, seconds) : undefined;
     loadFrom = process.hrtime.bigint();
     const loadFromMs = Date.now();
     const ticks = [{ atMs: 0, times: threadTimes(pid) }];
     const ticker = setInterval(() => ticks.push({ atMs: Number(process.hrtime.bigint() - loadFrom) / 1e6, times: threadTimes(pid) }), TICK_MS);
     await wrk(bin, `${app.url}/json`, { ...PACED, seconds });
     clearInterval(ticker);
+    const perfFile = await perf?.done;
     await app.handle.stop('SIGKILL');
+    const work = perfFile ? mainThreadWork(perfFile, pid, loadFrom, LOAD_PHASES, originOf) : undefined;
     const scripts = codeScripts(readFileSync(mapFile, 'utf8'));
     const seen = new Map();
     const jobs = [];
@@ -159,7 +174,7 @@ async function measure(contender) {
     const worst = slices.filter(([start]) => start >= loadFromMs + PHASES[BURST].from && start < loadFromMs + PHASES[BURST].to).reduce((a, b) => (b[2] > a[2] ? b : a));
     const worstSlice = { delayMs: worst[2], ...threadsBetween(ticks, worst[0] - loadFromMs, worst[1] - loadFromMs) };
     const burst = jobs.filter((j) => j.atMs >= PHASES[BURST].from && j.atMs < PHASES[BURST].to).sort((a, b) => b.ms - a.ms).slice(0, TOP_JOBS);
-    return { phases, burst, worstSlice };
+    return { phases, burst, worstSlice, work };
   } finally {
     await app.handle.stop('SIGKILL');
     rmSync(delayFile, { force: true });
@@ -209,6 +224,17 @@ const sliceRows = contenders.map((c) => {
 const title = `compile wave — big app (${shape.id})${unpinned ? ', unpinned' : ', pinned to one core'}, ${rounds} round(s) of ${seconds} s paced load (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests); V8's optimizing compiles (Maglev and TurboFan) by phase of the load; median (min–max) over rounds`;
 process.stdout.write(`${render(title, ['contender', 'per phase', ...PHASES.map((p) => p.label)], rows)}\n\n`);
 process.stdout.write(`${render(`the worst 250 ms slice of ${PHASES[BURST].label}: its delay, and the threads' times over it (read every ${TICK_MS} ms, so ±${TICK_MS} ms at each end)`, ['contender', 'worst delay, ms', 'main thread on a CPU, ms', 'main thread waiting for one, ms', "V8's workers on a CPU, ms", 'other threads on a CPU, ms'], sliceRows)}\n\n`);
+if (withPerf) {
+  const kinds = [...new Set(Object.values(raw).flatMap((runs) => runs.flatMap((r) => r.work.flatMap((w) => Object.keys(w)))))].sort();
+  const workRows = [];
+  for (const c of contenders) {
+    const runs = raw[c.id];
+    const cell = (i, pick) => fmt(runs.map((r) => pick(r.work[i])));
+    workRows.push([c.label, 'main thread in all', ...LOAD_PHASES.map((_, i) => cell(i, (w) => Object.values(w).reduce((a, b) => a + b, 0)))]);
+    for (const kind of kinds) workRows.push(['', `  ${kind}`, ...LOAD_PHASES.map((_, i) => cell(i, (w) => w[kind] ?? 0))]);
+  }
+  process.stdout.write(`${render("the main thread's time by kind of work, ms (Linux perf over the load, each sample in the first kind of V8 work on its stack, else by its leaf-most JavaScript frame's script)", ['contender', 'kind', ...LOAD_PHASES.map((p) => p.label)], workRows)}\n\n`);
+}
 for (const c of contenders) {
   const last = raw[c.id].at(-1);
   const top = last.burst.map((j) => [j.ms.toFixed(1), j.tier, j.name || '(anonymous)', j.origin, j.script]);
