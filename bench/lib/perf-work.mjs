@@ -22,7 +22,7 @@ export const V8_WORK = [
 ];
 const OTHER_NATIVE = 'other native work';
 
-/** Whether `perf record` can sample another process here. */
+/** Whether Linux `perf` is installed (sampling another process also needs the right to: root, or a low `perf_event_paranoid`). */
 export function canPerf() {
   return spawnSync('perf', ['--version'], { stdio: 'ignore' }).status === 0;
 }
