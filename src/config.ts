@@ -1,5 +1,6 @@
 import { type ProxySettings, readProxies, unusableProxyFor } from './export/transport/proxy.js';
 import { isProfileType, PROFILE_TYPE_NAMES, type ProfileType } from './profiling/profile-types.js';
+import { type BatchSettings, firstFullBatch } from './util/batcher.js';
 import { pm2AppName } from './util/pm2.js';
 import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from './wire.js';
 
@@ -98,8 +99,8 @@ export interface Config {
     headers: Record<string, string>;
     /** The span export env vars that are set: when the app's own SDK exports its spans, pyro-run says they are its to use. */
     settingsGiven: string[];
-    /** OTEL_BSP_* batching, as the SDK's BatchSpanProcessor reads it. */
-    batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
+    /** OTEL_BSP_* batching, as the SDK's BatchSpanProcessor reads it (and the first batches' size, util/batcher.ts). */
+    batch: BatchSettings;
     /** OTEL_EXPORTER_OTLP_(TRACES_)CERTIFICATE, CLIENT_CERTIFICATE, CLIENT_KEY: files for the endpoint's TLS. */
     tls: OtlpTlsFiles;
     /** OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION=gzip: span batches sent gzipped (OTLP/HTTP only; the grpc exporter reads it itself). */
@@ -145,8 +146,8 @@ export interface Config {
   logs: OtlpSignalExport & {
     /** The exporters listed, each once; empty when logs are not asked for (unset, or `none`). */
     exporters: LogExporterName[];
-    /** OTEL_BLRP_* batching, as the SDK's BatchLogRecordProcessor reads it. */
-    batch: { maxQueueSize: number; maxExportBatchSize: number; scheduledDelayMillis: number };
+    /** OTEL_BLRP_* batching, as the SDK's BatchLogRecordProcessor reads it (and the first batches' size, util/batcher.ts). */
+    batch: BatchSettings;
   };
 }
 
@@ -665,12 +666,14 @@ const definedOnly = <T extends object>(options: T): Partial<T> => Object.fromEnt
 /** The logs export (readSignalExport) and OTEL_BLRP_* with the SDK's defaults. */
 function readLogsExport(env: Env, shared: SharedOtlp, problems: Problem[]): Config['logs'] {
   const count = integer(1, 1_000_000, 'log records');
+  const batchSize = readVar(env, ENV.blrpMaxExportBatchSize, count, problems);
   return {
     ...readSignalExport(env, 'LOGS', LOG_EXPORTERS, shared, problems),
     batch: {
       maxQueueSize: readVar(env, ENV.blrpMaxQueueSize, count, problems) ?? 2048,
-      maxExportBatchSize: readVar(env, ENV.blrpMaxExportBatchSize, count, problems) ?? 512,
+      maxExportBatchSize: batchSize ?? 512,
       scheduledDelayMillis: readVar(env, ENV.blrpScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 1000,
+      firstFullBatch: firstFullBatch(batchSize),
     },
   };
 }
@@ -776,6 +779,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     // name, and spans and profiles must carry the same one.
     'unknown_service';
 
+  const spanBatchSize = readVar(env, ENV.bspMaxExportBatchSize, integer(1, 1_000_000, 'spans'), problems);
   const config: Config = {
     serviceName,
     pyroscope: {
@@ -812,8 +816,9 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       settingsGiven: SPAN_EXPORT_ENV.filter((name) => (env[name] ?? '').trim() !== '' && !problems.some((problem) => problem.env === name)),
       batch: {
         maxQueueSize: readVar(env, ENV.bspMaxQueueSize, integer(1, 1_000_000, 'spans'), problems) ?? 2048,
-        maxExportBatchSize: readVar(env, ENV.bspMaxExportBatchSize, integer(1, 1_000_000, 'spans'), problems) ?? 512,
+        maxExportBatchSize: spanBatchSize ?? 512,
         scheduledDelayMillis: readVar(env, ENV.bspScheduleDelay, integer(0, 3_600_000, 'milliseconds'), problems) ?? 5000,
+        firstFullBatch: firstFullBatch(spanBatchSize),
       },
       tls: tracesTls,
       gzip: tracesGzip,

@@ -3,7 +3,15 @@ export interface BatchSettings {
   maxQueueSize: number;
   maxExportBatchSize: number;
   scheduledDelayMillis: number;
+  /** Items that make the first batch full; each full batch doubles it, up to maxExportBatchSize (see Batcher). */
+  firstFullBatch: number;
 }
+
+/** The first batch's size when the batch size is not set (see Batcher). */
+export const FIRST_FULL_BATCH = 32;
+
+/** The first full batch for a batch size as set: FIRST_FULL_BATCH when it is not set, else that size from the start. */
+export const firstFullBatch = (maxExportBatchSizeGiven: number | undefined): number => maxExportBatchSizeGiven ?? FIRST_FULL_BATCH;
 
 export interface BatcherOptions<T> extends BatchSettings {
   /** A full batch, or the buffer when the delay passed. */
@@ -23,13 +31,26 @@ export interface BatcherOptions<T> extends BatchSettings {
  * the call that filled it: that call runs in the app's code (a response's 'close', a logger's
  * write), and the hand-over (the first slice of the encoding, the send) would lengthen the app's
  * own task.
+ *
+ * The first batches are full sooner: at `firstFullBatch` items (FIRST_FULL_BATCH, unless the batch
+ * size is set: then the set size holds from the start, as the SDK would), then twice as many each
+ * time, up to maxExportBatchSize. The first batches go through cold code — the encoder still interpreted, the
+ * HTTP client's first request — and a cold pass over a whole batch is one of the longest stretches
+ * of work the agent puts in the app's event loop: on the big-app shape, the first 512-span batch
+ * took 7–22 ms of wall time in its first turn alone, where later ones took 2–5
+ * (docs/performance.md, "the first span batches"). Small first batches keep each cold pass short
+ * and warm the code on real spans; the steady state is the SDK's batching, unchanged.
  */
 export class Batcher<T> {
   private buffer: T[] = [];
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  /** How many items make a batch full now: firstFullBatch at first, doubling to maxExportBatchSize. */
+  private fullAt: number;
 
-  constructor(private readonly options: BatcherOptions<T>) {}
+  constructor(private readonly options: BatcherOptions<T>) {
+    this.fullAt = Math.min(options.firstFullBatch, options.maxExportBatchSize);
+  }
 
   add(item: T): void {
     if (this.buffer.length >= this.options.maxQueueSize) {
@@ -37,11 +58,17 @@ export class Batcher<T> {
       return;
     }
     this.buffer.push(item);
-    if (this.buffer.length >= this.options.maxExportBatchSize) {
-      this.immediate ??= setImmediate(() => this.flush()).unref();
+    if (this.buffer.length >= this.fullAt) {
+      this.immediate ??= setImmediate(() => this.flushFull()).unref();
     } else if (this.timer === undefined) {
       this.timer = setTimeout(() => this.flush(), this.options.scheduledDelayMillis).unref();
     }
+  }
+
+  /** A full batch's hand-over: everything buffered, and the next batch is full at twice the size. */
+  private flushFull(): void {
+    this.fullAt = Math.min(this.fullAt * 2, this.options.maxExportBatchSize);
+    this.flush();
   }
 
   /** Hands everything buffered to the destination, in batches. */

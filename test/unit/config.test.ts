@@ -19,6 +19,7 @@ import {
   type Problem,
   type Setting,
 } from '../../src/config.js';
+import { FIRST_FULL_BATCH } from '../../src/util/batcher.js';
 
 /** What an app gets when nothing is configured. Written out, not derived from the code. */
 const DEFAULTS: Config = {
@@ -59,7 +60,7 @@ const DEFAULTS: Config = {
     endpoint: undefined,
     headers: {},
     settingsGiven: [],
-    batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 5000 },
+    batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 5000, firstFullBatch: FIRST_FULL_BATCH },
     // No files of its own: the endpoint is reached with Node's trust, without a client certificate.
     tls: {},
     gzip: false,
@@ -90,7 +91,7 @@ const DEFAULTS: Config = {
     protocol: 'http/protobuf',
     endpoint: 'http://localhost:4318/v1/logs',
     headers: {},
-    batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000 },
+    batch: { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000, firstFullBatch: FIRST_FULL_BATCH },
     tls: {},
     gzip: false,
     timeoutMs: 10_000,
@@ -343,12 +344,17 @@ describe('valid values of every setting', () => {
     {
       env: { OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BSP_SCHEDULE_DELAY: '250' },
       pick: (c) => c.traces.batch,
-      expected: { maxQueueSize: 100, maxExportBatchSize: 10, scheduledDelayMillis: 250 },
+      expected: { maxQueueSize: 100, maxExportBatchSize: 10, scheduledDelayMillis: 250, firstFullBatch: 10 },
     },
     {
       env: { OTEL_BSP_MAX_QUEUE_SIZE: '1', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', OTEL_BSP_SCHEDULE_DELAY: '0' },
       pick: (c) => c.traces.batch,
-      expected: { maxQueueSize: 1, maxExportBatchSize: 1, scheduledDelayMillis: 0 },
+      expected: { maxQueueSize: 1, maxExportBatchSize: 1, scheduledDelayMillis: 0, firstFullBatch: 1 },
+    },
+    {
+      env: { OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_SCHEDULE_DELAY: '250' },
+      pick: (c) => c.traces.batch,
+      expected: { maxQueueSize: 100, maxExportBatchSize: 512, scheduledDelayMillis: 250, firstFullBatch: FIRST_FULL_BATCH },
     },
   ];
   for (const c of cases) {
@@ -420,7 +426,7 @@ describe('the logs export, by the OTel exporter spec for the logs signal and OTE
       name: 'OTEL_BLRP_* batching',
       env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_BLRP_MAX_QUEUE_SIZE: '100', OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BLRP_SCHEDULE_DELAY: '250' },
       pick: (l) => l.batch,
-      expected: { maxQueueSize: 100, maxExportBatchSize: 10, scheduledDelayMillis: 250 },
+      expected: { maxQueueSize: 100, maxExportBatchSize: 10, scheduledDelayMillis: 250, firstFullBatch: 10 },
     },
   ];
   for (const c of cases) {

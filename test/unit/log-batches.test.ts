@@ -16,7 +16,7 @@ import { Logger } from '../../src/log.js';
 import { LogBatcher } from '../../src/tracing/log-batcher.js';
 import { decodeLogsRequestProto } from '../support/otlp-logs-decode.js';
 
-const BATCH = { maxQueueSize: 6, maxExportBatchSize: 4, scheduledDelayMillis: 60_000 };
+const BATCH = { maxQueueSize: 6, maxExportBatchSize: 4, scheduledDelayMillis: 60_000, firstFullBatch: 4 };
 const log = new Logger('warn', (text) => text, () => {});
 
 /** `count` records emitted through a real LoggerProvider into `batcher`. */

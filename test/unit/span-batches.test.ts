@@ -12,6 +12,7 @@ import { OtlpTracesUpstream } from '../../src/export/otlp/otlp-traces-upstream.j
 import type { Outgoing } from '../../src/export/transport/outgoing.js';
 import { Logger } from '../../src/log.js';
 import { SpanBatcher } from '../../src/tracing/span-batcher.js';
+import { FIRST_FULL_BATCH } from '../../src/util/batcher.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 
 function tracerInto(processor: SpanProcessor) {
@@ -25,7 +26,7 @@ function endedSpans(count: number): ReadableSpan[] {
   return ended;
 }
 
-const BATCH = { maxQueueSize: 100, maxExportBatchSize: 4, scheduledDelayMillis: 60_000 };
+const BATCH = { maxQueueSize: 100, maxExportBatchSize: 4, scheduledDelayMillis: 60_000, firstFullBatch: 4 };
 
 it('a full batch is handed over in a later turn of the event loop, not inside the span.end() that filled it', async () => {
   const batches: string[][] = [];
@@ -35,6 +36,26 @@ it('a full batch is handed over in a later turn of the event loop, not inside th
   assert.deepEqual(batches, [], 'nothing handed over while the app’s code runs');
   await nextTurn();
   assert.deepEqual(batches, [['span-0', 'span-1', 'span-2', 'span-3']]);
+});
+
+it('the first batches are full sooner: at FIRST_FULL_BATCH spans, then twice as many each time, up to maxExportBatchSize', async () => {
+  const sizes: number[] = [];
+  const batcher = new SpanBatcher({ maxQueueSize: 4096, maxExportBatchSize: FIRST_FULL_BATCH * 5, scheduledDelayMillis: 60_000, firstFullBatch: FIRST_FULL_BATCH, onBatch: (spans) => void sizes.push(spans.length), onDrop: () => assert.fail('dropped'), onError: (error) => assert.fail(String(error)) });
+  const tracer = tracerInto(batcher);
+  const endSpans = async (count: number) => {
+    for (let i = 0; i < count; i++) tracer.startSpan('span').end();
+    await nextTurn();
+  };
+  await endSpans(FIRST_FULL_BATCH - 1);
+  assert.deepEqual(sizes, [], 'one short of the first full batch waits for the delay');
+  await endSpans(1);
+  await endSpans(FIRST_FULL_BATCH * 2 - 1);
+  assert.deepEqual(sizes, [FIRST_FULL_BATCH], 'the second batch is full at twice the first');
+  await endSpans(1);
+  await endSpans(FIRST_FULL_BATCH * 4);
+  await endSpans(FIRST_FULL_BATCH * 5);
+  await endSpans(FIRST_FULL_BATCH * 5);
+  assert.deepEqual(sizes, [1, 2, 4, 5, 5].map((n) => n * FIRST_FULL_BATCH), 'doubling, then maxExportBatchSize from there on');
 });
 
 it('a batch the destination throws on is reported, never thrown into the app', async () => {
