@@ -6,6 +6,7 @@ import { createAgent } from './dispatcher.js';
 import { MAX_REPLY_BYTES, type Outgoing, type Transport, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
 import type { OriginTls } from './origin-tls.js';
 import type { ProxySettings } from './proxy.js';
+import { warmUpOnLoopback } from './loopback-warm-up.js';
 import { ownTrafficContext } from './own-traffic.js';
 import { loadUndici, loadUndiciInSteps } from './undici-parts.js';
 
@@ -298,10 +299,18 @@ export class HttpSender {
     }
   }
 
-  /** Loads the HTTP client in steps (the uploads' warm-up, uploads.ts) instead of at the first upload. */
+  /**
+   * Loads the HTTP client in steps (the uploads' warm-up, uploads.ts) instead of at the first
+   * upload, then runs its request path once on the loopback interface (loopback-warm-up.ts), as
+   * our own traffic; a failure there is left for the first real upload to meet.
+   */
   *prepare(): Generator<void> {
     yield* loadUndiciInSteps();
     this.getDispatcher();
+    yield;
+    otelApi()
+      .context.with(ownTrafficContext(), () => warmUpOnLoopback(loadUndici(), this.transport))
+      .catch(() => undefined);
   }
 
   private getDispatcher(): Dispatcher {
