@@ -90,7 +90,9 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
 function grpcProcessor(traces: Config['traces'], log: Logger): SpanProcessor {
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
   const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
-  return new (otelSdkTrace().BatchSpanProcessor)({ exporter: failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log), ...traces.batch });
+  // The SDK's own batching: its OTEL_BSP_* settings, without our batcher's first-batch size.
+  const { maxQueueSize, maxExportBatchSize, scheduledDelayMillis } = traces.batch;
+  return new (otelSdkTrace().BatchSpanProcessor)({ exporter: failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log), maxQueueSize, maxExportBatchSize, scheduledDelayMillis });
 }
 
 /**
