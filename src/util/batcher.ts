@@ -60,25 +60,43 @@ export class Batcher<T> {
     this.buffer.push(item);
     if (this.buffer.length >= this.fullAt) {
       this.immediate ??= setImmediate(() => this.flushFull()).unref();
-    } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), this.options.scheduledDelayMillis).unref();
+    } else {
+      this.timer ??= this.delayed();
     }
   }
 
-  /** A full batch's hand-over: everything buffered, and the next batch is full at twice the size. */
+  /**
+   * A full batch's hand-over: the batch that filled, and no more — spans that ended since wait for
+   * the next batch or the delay, as in the SDK's batch processors (BatchSpanProcessorBase
+   * `_flushOneBatch`), so a turn never works on more than one batch and a few stragglers never
+   * leave as a request of their own. The next batch is full at twice the size.
+   */
   private flushFull(): void {
+    this.immediate = undefined;
+    const batch = this.buffer.splice(0, this.fullAt);
     this.fullAt = Math.min(this.fullAt * 2, this.options.maxExportBatchSize);
-    this.flush();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.buffer.length >= this.fullAt) this.immediate = setImmediate(() => this.flushFull()).unref();
+    else if (this.buffer.length > 0) this.timer = this.delayed();
+    this.send(batch);
   }
 
   /** Hands everything buffered to the destination, in batches. */
   flush(): void {
-    for (const batch of this.takeBuffered()) {
-      try {
-        this.options.onBatch(batch);
-      } catch (error) {
-        this.options.onError(error);
-      }
+    for (const batch of this.takeBuffered()) this.send(batch);
+  }
+
+  /** The delay after which what is buffered leaves even though no batch filled. */
+  private delayed(): NodeJS.Timeout {
+    return setTimeout(() => this.flush(), this.options.scheduledDelayMillis).unref();
+  }
+
+  private send(batch: T[]): void {
+    try {
+      this.options.onBatch(batch);
+    } catch (error) {
+      this.options.onError(error);
     }
   }
 

@@ -29,7 +29,7 @@ function batcherInto(batches: ReadableLogRecord[][], dropped: number[] = []): Lo
   return new LogBatcher({ ...BATCH, onBatch: (records) => void batches.push(records), onDrop: (n) => void dropped.push(n), onError: (error) => assert.fail(String(error)) });
 }
 
-it('a full batch is handed over in a later turn, not inside the logger call that filled it; past the queue, records are dropped and counted', async () => {
+it('a full batch is handed over in a later turn, not inside the logger call that filled it, and the rest waits; past the queue, records are dropped and counted', async () => {
   const batches: ReadableLogRecord[][] = [];
   const dropped: number[] = [];
   const batcher = batcherInto(batches, dropped);
@@ -37,7 +37,8 @@ it('a full batch is handed over in a later turn, not inside the logger call that
   assert.equal(batches.length, 0, 'nothing handed over while the app’s code runs');
   assert.deepEqual(dropped, [1, 1], 'the queue holds 6');
   await nextTurn();
-  assert.deepEqual(batches.map((batch) => batch.map((record) => record.body)), [['line 0', 'line 1', 'line 2', 'line 3'], ['line 4', 'line 5']]);
+  assert.deepEqual(batches.map((batch) => batch.map((record) => record.body)), [['line 0', 'line 1', 'line 2', 'line 3']]);
+  assert.deepEqual(batcher.takeBuffered().map((batch) => batch.map((record) => record.body)), [['line 4', 'line 5']], 'the rest waits for the next batch or the delay');
 });
 
 it('what is buffered is taken at exit in batches, and not handed over again', async () => {

@@ -38,6 +38,20 @@ it('a full batch is handed over in a later turn of the event loop, not inside th
   assert.deepEqual(batches, [['span-0', 'span-1', 'span-2', 'span-3']]);
 });
 
+it('a full batch leaves alone, one a turn: spans that ended since wait for the next batch or the delay, as in the SDK', async () => {
+  const batches: string[][] = [];
+  const batcher = new SpanBatcher({ ...BATCH, onBatch: (spans) => void batches.push(spans.map((s) => s.name)), onDrop: () => assert.fail('dropped'), onError: (error) => assert.fail(String(error)) });
+  const tracer = tracerInto(batcher);
+  for (let i = 0; i < 9; i++) tracer.startSpan(`span-${i}`).end();
+  await nextTurn();
+  assert.deepEqual(batches, [['span-0', 'span-1', 'span-2', 'span-3']]);
+  await nextTurn();
+  assert.deepEqual(batches.at(-1), ['span-4', 'span-5', 'span-6', 'span-7']);
+  await nextTurn();
+  assert.equal(batches.length, 2, 'one span short of a batch is not sent on its own');
+  assert.deepEqual(batcher.takeBuffered().map((batch) => batch.map((s) => s.name)), [['span-8']]);
+});
+
 it('the first batches are full sooner: at FIRST_FULL_BATCH spans, then twice as many each time, up to maxExportBatchSize', async () => {
   const sizes: number[] = [];
   const batcher = new SpanBatcher({ maxQueueSize: 4096, maxExportBatchSize: FIRST_FULL_BATCH * 5, scheduledDelayMillis: 60_000, firstFullBatch: FIRST_FULL_BATCH, onBatch: (spans) => void sizes.push(spans.length), onDrop: () => assert.fail('dropped'), onError: (error) => assert.fail(String(error)) });
