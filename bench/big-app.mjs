@@ -1,4 +1,4 @@
-// The big-app shape (issue 21): `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]`
+// The big-app shape (issue 21): `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned] [--only ids] [--stall-only]`
 // (needs `npm run build`; PYRO_RUN_BENCH_BASELINE=<another built checkout> adds that build's
 // pyro-run).
 //
@@ -17,6 +17,9 @@
 // - throughput: 8 s of `wrk -c16` (saturated), req/s.
 // Rounds interleave the contenders; the table shows medians (min–max) over rounds, and each
 // contender's worst stall minus bare node's in the same round.
+// --only pyro,pyro-none: bare node and these contenders only; --stall-only: no throughput phase.
+// Together they buy rounds: the whole run's worst is decided by the load's cold first second, whose
+// spread from round to round is wide, so a median the goal can be judged on needs many rounds.
 // --unpinned: the app is not pinned to the app core, so V8's compiler and GC threads can run on
 // the other one (which wrk shares) instead of taking turns with the app's main thread — how a
 // multi-core host runs it; pinned is how a container limited to one CPU does.
@@ -41,12 +44,16 @@ const SATURATED_SECONDS = 8;
 /** Load after which the app's own code and the instrumentation's are compiled and warm. */
 const LOAD_WARM_MS = 5_000;
 
-const USAGE = 'node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned]';
+const USAGE = `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned] [--only ${BIG_APP_CONTENDERS.filter((c) => c.id !== 'bare').map((c) => c.id).join(',')}] [--stall-only]`;
 
 const rounds = countOption(process.argv, '--rounds', 3, USAGE);
 const seconds = countOption(process.argv, '--seconds', 32, USAGE);
 const unpinned = process.argv.includes('--unpinned');
-const contenders = BIG_APP_CONTENDERS;
+const stallOnly = process.argv.includes('--stall-only');
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt === -1 ? undefined : (process.argv[onlyAt + 1] ?? '').split(',');
+if (only?.some((id) => !BIG_APP_CONTENDERS.some((c) => c.id === id && id !== 'bare'))) throw new Error(`usage: ${USAGE}`);
+const contenders = only ? BIG_APP_CONTENDERS.filter((c) => c.id === 'bare' || only.includes(c.id)) : BIG_APP_CONTENDERS;
 const sink = await startSink();
 const bin = findWrk();
 
@@ -59,7 +66,7 @@ async function measure({ shape, contender }) {
     const loadFrom = Date.now();
     await wrk(bin, `${app.url}/json`, { ...PACED, seconds });
     const pacedUntil = Date.now();
-    const { rps } = await wrk(bin, `${app.url}/json`, { connections: 16, seconds: SATURATED_SECONDS });
+    const { rps } = stallOnly ? { rps: Number.NaN } : await wrk(bin, `${app.url}/json`, { connections: 16, seconds: SATURATED_SECONDS });
     const holds = app.handle.stderr.split('\n').map(parseWindowCost).filter(Boolean);
     // `<slice start ms> <slice end ms> <max ms> …` per slice; the paced phase's, from the app's start on.
     const slices = readFileSync(delayFile, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)).filter(([, end]) => end <= pacedUntil);
@@ -93,7 +100,7 @@ const rows = pairs.map((p) => {
   const above = (field) => fmt(runs.map((r, i) => r[field] - bare[i][field]), 0);
   return [p.shape.id, p.contender.label, fmt(runs.map((r) => r.rps), 0), fmt(runs.map((r) => r.holdMs), 1), fmt(runs.map((r) => r.sliceMs), 1), fmt(runs.map((r) => r.worstMs), 0), above('worstMs'), fmt(runs.map((r) => r.warmWorstMs), 0), above('warmWorstMs'), fmt(runs.map((r) => r.p95Ms), 0)];
 });
-const title = `big app — ${rounds} round(s)${unpinned ? ', the app unpinned' : ''}: ${seconds} s paced (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests) for the event loop, then ${SATURATED_SECONDS} s of wrk -c16 for req/s; 10 s windows; median (min–max) over rounds; "above bare": per round, minus bare node's`;
+const title = `big app — ${rounds} round(s)${unpinned ? ', the app unpinned' : ''}: ${seconds} s paced (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests) for the event loop${stallOnly ? '' : `, then ${SATURATED_SECONDS} s of wrk -c16 for req/s`}; 10 s windows; median (min–max) over rounds; "above bare": per round, minus bare node's`;
 const columns = ['shape', 'contender', 'req/s (wrk -c16)', 'longest stop per window, ms', 'longest slice, ms', 'worst loop delay, ms', 'above bare', `worst after ${LOAD_WARM_MS / 1000} s of load, ms`, 'above bare', 'p95 of slices, ms'];
 process.stdout.write(`${render(title, columns, rows)}\n`);
 process.exit(0);
