@@ -101,6 +101,9 @@ export function boot(config: Config, log: Logger): Started {
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
     }
   }
+  // After tracing: the warm-up's loopback exchange is our own traffic, which only a registered
+  // context manager keeps out of the app's own telemetry (the instrumentations' spans and metrics).
+  destination.prepare?.();
 
   agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, logBatcher: tracing?.logBatcher, metricReader: tracing?.metricReader, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
   agent.startWindows();

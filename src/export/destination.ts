@@ -18,6 +18,8 @@ export interface FinalData {
  * turns and synchronously inside process 'exit'.
  */
 export interface Destination {
+  /** Loads what sending needs, at start-up, once tracing runs (the uploads' warm-up, uploads.ts). */
+  prepare?(): void;
   profiles(window: ProfileWindow): void;
   /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */
   renameService(name: string): void;

@@ -4,7 +4,6 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
 import { untilDeadline } from '../util/deadline.js';
-import { runSlicedUnref, SLICE_MS } from '../util/slices.js';
 import type { Destination, FinalData } from './destination.js';
 import type { HttpSender } from './transport/http-sender.js';
 import { type Outgoing, routeOf } from './transport/outgoing.js';
@@ -23,21 +22,24 @@ export class Uploads implements Destination {
     private readonly log: Logger,
     private readonly exit: { shutdownTimeoutMs: number; proxy: ProxySettings | undefined },
   ) {
-    if (upstreams.length > 0) runSlicedUnref(this.prepare(), SLICE_MS);
   }
 
   /**
-   * Loads what uploads need — undici's parts and each upstream's encoder — from the app's first turn
-   * of the event loop on, right after its main module ran (before it serves), rather than at the
-   * first upload, in the middle of its traffic: together ~50–150 ms of the event loop on a first
-   * use, here in slices of a few ms with the app's turns in between (each module of undici one step).
-   * A failure here is left for the first real upload to report.
+   * Loads what uploads need — undici's parts and each upstream's encoder — in the preload (boot.ts),
+   * before the app's main module runs, rather than at the first upload in the middle of its
+   * traffic (~50–150 ms of the event loop on a first use). Not in the app's first turns of the
+   * event loop either: an app that listens in its main module serves from its first turn, and work
+   * left for those turns ran beside its first, coldest requests (the big app's first second of
+   * load, docs/performance.md). Here it costs the process's start ~35 ms, once, and holds nothing
+   * the app runs. A failure is left for the first real upload to report.
    */
-  private *prepare(): Generator<void> {
-    yield* this.sender.prepare();
-    for (const upstream of this.upstreams) {
-      upstream.prepare();
-      yield;
+  prepare(): void {
+    if (this.upstreams.length === 0) return;
+    try {
+      this.sender.prepare();
+      for (const upstream of this.upstreams) upstream.prepare();
+    } catch {
+      // Left to the first upload, which reports it.
     }
   }
 

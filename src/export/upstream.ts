@@ -14,7 +14,7 @@ export type Send = (request: Outgoing) => void;
  * to `Send`. Steady-state calls never throw; encoding that takes time runs off the app's hot path.
  */
 export interface Upstream {
-  /** Loads what its encoding needs, in the app's first turns rather than in the middle of its traffic. */
+  /** Loads what its encoding needs, at start-up rather than in the middle of its traffic (uploads.ts). */
   prepare(): void;
   profiles?(window: ProfileWindow): void;
   spans?(batch: ReadableSpan[]): void;

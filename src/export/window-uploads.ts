@@ -27,7 +27,7 @@ export class WindowUploads<K extends string> {
     this.encoder = new WindowEncoder(log, format);
   }
 
-  /** The encoding path run once, in the app's first turns. */
+  /** The encoding path run once, at start-up (the uploads' warm-up). */
   prepare(): void {
     prepareEncoder(this.format);
   }

@@ -41,22 +41,6 @@ export async function runSliced<T>(steps: Generator<void, T>, sliceMs: number, s
   }
 }
 
-/**
- * Runs `steps` in slices as runSliced does, in turns that do not keep the process alive: work done
- * ahead of need (a warm-up), which an app that has finished should not wait for. A step that
- * throws ends the run quietly: the work it readied is done again, and reported, where it is needed.
- */
-export function runSlicedUnref(steps: Generator<void>, sliceMs: number): void {
-  const turn = () => {
-    try {
-      if (!runSlice(steps, sliceMs, performance.now()).done) setImmediate(turn).unref();
-    } catch {
-      // Left to the real use, which reports it.
-    }
-  };
-  setImmediate(turn).unref();
-}
-
 /** Runs steps until the generator ends or a step ends `sliceMs` or more after `sliceStart`. */
 function runSlice<T>(steps: Generator<void, T>, sliceMs: number, sliceStart: number): IteratorResult<void, T> {
   for (;;) {

@@ -1,91 +1,53 @@
 /**
- * The uploads' warm-up (uploads.ts): what uploads need is loaded in the app's first turns, a few
- * milliseconds at a time, without holding a process that is done — and undici's parts one module
- * per step, in an order that leaves nothing for the first upload to load.
+ * The uploads' warm-up (uploads.ts): what uploads need is loaded in the preload, before the app's
+ * main module runs — not in the app's first turns of the event loop, where an app that listens in
+ * its main module already serves — and a warm-up that fails is left for the first upload.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { it } from 'node:test';
-import { loadUndici, loadUndiciInSteps, UNDICI_LOAD_ORDER } from '../../src/export/transport/undici-parts.js';
-import { nextTurn, runNow, runSlicedUnref } from '../../src/util/slices.js';
+import { Uploads } from '../../src/export/uploads.js';
+import type { HttpSender } from '../../src/export/transport/http-sender.js';
+import { loadUndici } from '../../src/export/transport/undici-parts.js';
+import type { Upstream } from '../../src/export/upstream.js';
+import { Logger } from '../../src/log.js';
+import { registerPath, runNode } from '../support/child.js';
 
-const require = createRequire(import.meta.url);
+/** Prints, from the app's first line, whether the agent's HTTP client is loaded already. */
+const APP = `
+  const loaded = Object.keys(require.cache).some((file) => file.replace(/\\\\/g, '/').endsWith('undici/lib/dispatcher/agent.js'));
+  console.log(loaded ? 'loaded before the app' : 'not loaded');
+`;
 
-/** Holds the thread for `ms`. */
-function busy(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
-
-it('a warm-up runs every step, a slice per turn, with the app’s callbacks in between', async () => {
-  const events: string[] = [];
-  let finished!: () => void;
-  const done = new Promise<void>((resolve) => (finished = resolve));
-  function* steps(): Generator<void> {
-    for (let i = 1; i <= 3; i++) {
-      busy(3);
-      events.push(`step ${i}`);
-      setImmediate(() => events.push(`app after step ${i}`));
-      yield;
-    }
-    finished();
-  }
-  runSlicedUnref(steps(), 2);
-  await done;
-  assert.deepEqual(events, ['step 1', 'app after step 1', 'step 2', 'app after step 2', 'step 3', 'app after step 3']);
+it('with a remote destination, the HTTP client is loaded before the app’s first line, and the process ends when the app does', async () => {
+  const app = runNode(['--import', registerPath, '-e', APP], { env: { PYROSCOPE_SERVER_ADDRESS: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'none' } });
+  const exit = await app.exited;
+  assert.deepEqual(exit, { code: 0, signal: null }, app.stderr);
+  assert.equal(app.stdout.trim(), 'loaded before the app');
 });
 
-it('a warm-up step that throws ends the warm-up without reaching the app', async () => {
-  const ran: number[] = [];
-  const uncaught: unknown[] = [];
-  const onUncaught = (error: unknown) => uncaught.push(error);
-  process.on('uncaughtException', onUncaught);
-  function* steps(): Generator<void> {
-    ran.push(1);
-    yield;
-    throw new Error('not installed');
-  }
-  try {
-    runSlicedUnref(steps(), 0);
-    // The warm-up's turns come first in the queue of immediates: three of ours cover its two and one more.
-    for (let i = 0; i < 3; i++) await nextTurn();
-  } finally {
-    process.off('uncaughtException', onUncaught);
-  }
-  assert.deepEqual(ran, [1]);
-  assert.deepEqual(uncaught, []);
+it('without a destination that uploads, nothing of the HTTP client is loaded', async () => {
+  const app = runNode(['--import', registerPath, '-e', APP], { env: { OTEL_TRACES_EXPORTER: 'none', PYRO_RUN_PROFILES: 'none' } });
+  const exit = await app.exited;
+  assert.deepEqual(exit, { code: 0, signal: null }, app.stderr);
+  assert.equal(app.stdout.trim(), 'not loaded');
 });
 
-it('a warm-up does not keep a process that is done alive', () => {
-  const slices = new URL('../../src/util/slices.js', import.meta.url).href;
-  const script = `import { runSlicedUnref } from ${JSON.stringify(slices)};
-    function* endless() { for (;;) yield; }
-    runSlicedUnref(endless(), 1);`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
-  assert.equal(child.error, undefined);
-  assert.equal(child.status, 0, child.stderr);
+it('a warm-up that fails is left for the first upload: nothing is thrown', () => {
+  const prepared: string[] = [];
+  const sender = {
+    prepare: () => {
+      throw new Error('undici is not installed');
+    },
+  } as unknown as HttpSender;
+  const upstream = { prepare: () => void prepared.push('upstream'), settle: () => Promise.resolve() } as unknown as Upstream;
+  const log = new Logger('warn', (text) => text, () => undefined);
+  const uploads = new Uploads(sender, [upstream], log, { shutdownTimeoutMs: 1000, proxy: undefined });
+  assert.doesNotThrow(() => uploads.prepare());
+  assert.deepEqual(prepared, [], 'the warm-up stops at its first failure');
 });
 
-it('undici’s parts load one module a step, every listed path there, leaving nothing for the last step', () => {
-  for (const id of UNDICI_LOAD_ORDER) assert.doesNotThrow(() => require.resolve(id), id);
-  const cached = () => Object.keys(require.cache).length;
-  let steps = 0;
-  let beforeLast = 0;
-  const parts = runNow(
-    (function* counted() {
-      const inner = loadUndiciInSteps();
-      for (;;) {
-        beforeLast = cached();
-        const step = inner.next();
-        if (step.done) return step.value;
-        steps += 1;
-        yield;
-      }
-    })(),
-  );
-  assert.equal(steps, UNDICI_LOAD_ORDER.length);
-  assert.equal(cached(), beforeLast, 'the listed modules are all that loadUndici loads');
+it('the HTTP client’s parts are loaded once', () => {
+  const parts = loadUndici();
   assert.equal(typeof parts.Agent, 'function');
   assert.equal(loadUndici(), parts);
 });

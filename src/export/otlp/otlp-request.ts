@@ -38,7 +38,7 @@ export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_OTLP
   const json = traces.protocol === 'http/json';
   const url = traces.endpoint ?? DEFAULT_TRACES_URL;
   const headers = { ...traces.headers, 'content-type': json ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };
-  // The JSON serializer is loaded, or ours run once, in the app's first turn (the uploads' warm-up, uploads.ts), not at the first batch.
+  // The JSON serializer is loaded, or ours run once, at start-up (the uploads' warm-up, uploads.ts), not at the first batch.
   const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
   const { timeoutMs } = traces;
   const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, timeoutMs, what: `${countText(spans.length, 'span')} (${sizeText(body.length)})` });

@@ -8,7 +8,7 @@ import type { OriginTls } from './origin-tls.js';
 import type { ProxySettings } from './proxy.js';
 import { warmUpOnLoopback } from './loopback-warm-up.js';
 import { ownTrafficContext } from './own-traffic.js';
-import { loadUndici, loadUndiciInSteps } from './undici-parts.js';
+import { loadUndici } from './undici-parts.js';
 
 export interface SenderOptions {
   /** Per-request timeout: connect, headers, body, and the whole attempt. */
@@ -300,16 +300,15 @@ export class HttpSender {
   }
 
   /**
-   * Loads the HTTP client in steps (the uploads' warm-up, uploads.ts) instead of at the first
-   * upload, then runs its request path once on the loopback interface (loopback-warm-up.ts), as
-   * our own traffic; a failure there is left for the first real upload to meet.
+   * Loads the HTTP client (the uploads' warm-up, uploads.ts) instead of at the first upload, then
+   * runs its request path once on the loopback interface (loopback-warm-up.ts), as our own
+   * traffic; a failure there is left for the first real upload to meet.
    */
-  *prepare(): Generator<void> {
-    yield* loadUndiciInSteps();
+  prepare(): void {
+    const undici = loadUndici();
     this.getDispatcher();
-    yield;
     otelApi()
-      .context.with(ownTrafficContext(), () => warmUpOnLoopback(loadUndici(), this.transport))
+      .context.with(ownTrafficContext(), () => warmUpOnLoopback(undici, this.transport))
       .catch(() => undefined);
   }
 

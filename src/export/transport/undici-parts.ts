@@ -53,48 +53,6 @@ function loadProxyParts(): ProxyParts {
 }
 
 /**
- * What loadUndici loads, leaves first: required in this order, each step loads a few milliseconds
- * of code (the builtins undici needs; then its modules, each after the ones it requires), where
- * loadUndici alone is one stretch of ~50 ms (measured on one core: `node:http2`, which undici's
- * HTTP/2 client loads whether or not it is used, ~20 ms of it; `node:assert` ~6 ms). A path that
- * is not there only makes a later step longer.
- */
-export const UNDICI_LOAD_ORDER: readonly string[] = [
-  'node:assert',
-  'node:http',
-  'node:http2',
-  'undici/lib/core/tree.js',
-  'undici/lib/core/util.js',
-  'undici/lib/core/errors.js',
-  'undici/lib/handler/unwrap-handler.js',
-  'undici/lib/dispatcher/dispatcher-base.js',
-  'undici/lib/util/stats.js',
-  'undici/lib/dispatcher/pool-base.js',
-  'undici/lib/core/connect.js',
-  'undici/lib/llhttp/constants.js',
-  'undici/lib/dispatcher/client-h1.js',
-  'undici/lib/dispatcher/client-h2.js',
-  'undici/lib/dispatcher/client.js',
-  'undici/lib/dispatcher/pool.js',
-  'undici/lib/dispatcher/agent.js',
-  'undici/lib/api/api-request.js',
-];
-
-/** loadUndici in steps (UNDICI_LOAD_ORDER), for a caller that runs them in turns of the event loop. */
-export function* loadUndiciInSteps(): Generator<void, Undici> {
-  if (loaded) return loaded;
-  for (const id of UNDICI_LOAD_ORDER) {
-    try {
-      require(id);
-    } catch {
-      // loadUndici, at the end, says what is missing.
-    }
-    yield;
-  }
-  return loadUndici();
-}
-
-/**
  * undici's agent, connector and request, required one by one instead of through its index, which
  * also loads fetch, WebSocket, the HTTP cache, EventSource and the mocks: the index took ~150 ms
  * of the app's event loop at the first upload here, these parts about a third of it. undici has
