@@ -21,8 +21,7 @@ export class Uploads implements Destination {
     private readonly upstreams: readonly Upstream[],
     private readonly log: Logger,
     private readonly exit: { shutdownTimeoutMs: number; proxy: ProxySettings | undefined },
-  ) {
-  }
+  ) {}
 
   /**
    * Loads what uploads need — undici's parts and each upstream's encoder — in the preload (boot.ts),

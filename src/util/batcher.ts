@@ -59,7 +59,7 @@ export class Batcher<T> {
     }
     this.buffer.push(item);
     if (this.buffer.length >= this.fullAt) {
-      this.immediate ??= setImmediate(() => this.flushFull()).unref();
+      this.immediate ??= this.handOver();
     } else {
       this.timer ??= this.delayed();
     }
@@ -75,9 +75,8 @@ export class Batcher<T> {
     this.immediate = undefined;
     const batch = this.buffer.splice(0, this.fullAt);
     this.fullAt = Math.min(this.fullAt * 2, this.options.maxExportBatchSize);
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.buffer.length >= this.fullAt) this.immediate = setImmediate(() => this.flushFull()).unref();
+    this.stopDelay();
+    if (this.buffer.length >= this.fullAt) this.immediate = this.handOver();
     else if (this.buffer.length > 0) this.timer = this.delayed();
     this.send(batch);
   }
@@ -87,9 +86,19 @@ export class Batcher<T> {
     for (const batch of this.takeBuffered()) this.send(batch);
   }
 
+  /** A full batch's hand-over, in a turn of its own. */
+  private handOver(): NodeJS.Immediate {
+    return setImmediate(() => this.flushFull()).unref();
+  }
+
   /** The delay after which what is buffered leaves even though no batch filled. */
   private delayed(): NodeJS.Timeout {
     return setTimeout(() => this.flush(), this.options.scheduledDelayMillis).unref();
+  }
+
+  private stopDelay(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private send(batch: T[]): void {
@@ -102,9 +111,8 @@ export class Batcher<T> {
 
   /** Empties the buffer into batches of at most maxExportBatchSize, without sending them. */
   takeBuffered(): T[][] {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.stopDelay();
     if (this.immediate !== undefined) clearImmediate(this.immediate);
-    this.timer = undefined;
     this.immediate = undefined;
     const batches: T[][] = [];
     while (this.buffer.length > 0) batches.push(this.buffer.splice(0, this.options.maxExportBatchSize));
