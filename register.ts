@@ -1,19 +1,21 @@
 /**
  * The preload: `node --import pyro-run/register app.js` (or `--require`, or NODE_OPTIONS).
  * Tiny on purpose: it decides whether to start, then hands over to src/agent/start.ts, which loads the
- * heavy parts only when they are needed. Started once per process (a second load is a no-op) and
- * only on the main thread: workers inherit execArgv and would otherwise start a second agent.
+ * heavy parts only when they are needed. Started once per thread (a second load is a no-op): the
+ * main thread's agent, or a worker thread's (the main thread's agent has every worker run this
+ * preload, threads/worker-spawn.ts); never in Node's own internal threads (the module hooks').
  */
-import { isMainThread } from 'node:worker_threads';
-import { start } from './src/agent/start.js';
+import * as threads from 'node:worker_threads';
+import { start, startWorker } from './src/agent/start.js';
 
 const STARTED = Symbol.for('pyro-run.started');
 const global = globalThis as { [STARTED]?: boolean };
 
-if (isMainThread && !global[STARTED]) {
+if (!global[STARTED] && !(threads as { isInternalThread?: boolean }).isInternalThread) {
   global[STARTED] = true;
   try {
-    start();
+    if (threads.isMainThread) start();
+    else startWorker();
   } catch (error) {
     process.stderr.write(`pyro-run: warning: could not start (${error instanceof Error ? error.message : String(error)}); the app runs without tracing or profiling\n`);
   }

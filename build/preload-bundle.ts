@@ -32,8 +32,8 @@ const dist = fileURLToPath(new URL('../', import.meta.url));
 const preload = path.join(dist, 'register.js');
 /** The first line of the bundle: a second run must start from tsc's output, not from a bundle. */
 const MARK = '// pyro-run preload bundle: built by build/preload-bundle.ts from tsc output';
-/** start.ts loads boot lazily through its own require; in the bundle, esbuild's require does it. */
-const BOOT_REQUIRE = "globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url)('./boot.js')";
+/** start.ts loads boot (and a worker's agent) lazily through its own require; in the bundle, esbuild's require does it. */
+const LAZY_REQUIRES = ["globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url)('./boot.js')", "globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url)('../threads/worker-agent.js')"];
 
 
 function ownModules(): Plugin {
@@ -45,8 +45,10 @@ function ownModules(): Plugin {
         let text = readFileSync(args.path, 'utf8');
         if (args.path === preload && text.startsWith(MARK)) throw new Error(`${preload} is a bundle already: run tsc first (npm run build)`);
         if (args.path === path.join(dist, 'src', 'agent', 'start.js')) {
-          if (!text.includes(BOOT_REQUIRE)) throw new Error('src/agent/start.ts no longer loads boot as preload-bundle.ts expects: revisit BOOT_REQUIRE');
-          text = text.replace(BOOT_REQUIRE, "require('./boot.js')");
+          for (const lazy of LAZY_REQUIRES) {
+            if (!text.includes(lazy)) throw new Error('src/agent/start.ts no longer loads boot and the worker agent as preload-bundle.ts expects: revisit LAZY_REQUIRES');
+            text = text.replaceAll(lazy, `require${lazy.slice(lazy.lastIndexOf("("))}`);
+          }
         }
         return { contents: keepOwnUrl(text, path.relative(dist, args.path)), loader: 'js' };
       });

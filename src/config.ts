@@ -2,7 +2,7 @@ import { type ProxySettings, readProxies, unusableProxyFor } from './export/tran
 import { isProfileType, PROFILE_TYPE_NAMES, type ProfileType } from './profiling/profile-types.js';
 import { type BatchSettings, firstFullBatch } from './util/batcher.js';
 import { pm2AppName } from './util/pm2.js';
-import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID } from './wire.js';
+import { LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_THREAD_NAME, LABEL_TRACE_ID } from './wire.js';
 
 /**
  * Configuration: one table that maps every CLI flag to the env var the preload reads, and one
@@ -70,6 +70,8 @@ export interface Config {
   /** Proxies for the uploads, from HTTP_PROXY, HTTPS_PROXY and NO_PROXY (export/proxy.ts); undefined = none set. */
   proxy: ProxySettings | undefined;
   profiles: ProfileType[];
+  /** Worker threads get an agent of their own (profiled, their samples sent with the main thread's), and messages between threads carry their span. */
+  workers: boolean;
   spanScope: SpanScope;
   /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
   local: { dir: string; capBytes: number; totalCapBytes: number; quiet: boolean; forced: boolean } | undefined;
@@ -261,13 +263,13 @@ function parseExactUrl(raw: string): Parsed<string> {
  * Label keys pyro-run sends itself, which Grafana joins profiles to spans and services on: a static
  * label of the same name would stand in for them.
  */
-const RESERVED_LABELS: ReadonlySet<string> = new Set([LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID]);
+const RESERVED_LABELS: ReadonlySet<string> = new Set([LABEL_SERVICE_NAME, LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID, LABEL_THREAD_NAME]);
 /**
- * Pyroscope's default bounds on a series (pkg/validation limits.go): 30 label names, of which 5 are
- * sent with every profile (__name__, __delta__, service_name, pyroscope_spy, span_name), and names
- * of at most 1024 bytes. A label past them would get every profile rejected.
+ * Pyroscope's default bounds on a series (pkg/validation limits.go): 30 label names, of which 6 are
+ * sent with every profile (__name__, __delta__, service_name, pyroscope_spy, span_name,
+ * thread_name), and names of at most 1024 bytes. A label past them would get every profile rejected.
  */
-const MAX_STATIC_LABELS = 25;
+const MAX_STATIC_LABELS = 24;
 const MAX_LABEL_NAME_BYTES = 1024;
 
 /**
@@ -404,6 +406,14 @@ export const SETTINGS = {
   pyroscopeHeaders: { flag: 'pyroscope-headers', arg: '<k=v,...>', env: 'PYRO_RUN_PYROSCOPE_HEADERS', description: 'extra HTTP headers for Pyroscope uploads (values URL-encoded)', secret: true, parse: parseHeaders },
   labels: { flag: 'labels', arg: '<k=v,...>', env: 'PYROSCOPE_LABELS', description: 'static labels added to every profile', parse: parseLabels },
   profiles: { flag: 'profiles', arg: '<list>', env: 'PYRO_RUN_PROFILES', description: `profiles to collect: ${PROFILE_TYPE_NAMES.join(', ')}, or none`, defaultText: 'cpu,wall', parse: parseProfiles },
+  workers: {
+    flag: 'workers',
+    arg: '<on|off>',
+    env: 'PYRO_RUN_WORKERS',
+    description: "profile worker threads too (a thread_name label on every sample), with the work a worker does for a message or a pool's task labelled with the span that sent it",
+    defaultText: 'on',
+    parse: onOff,
+  },
   spanScope: { flag: 'span-scope', arg: '<scope>', env: 'PYRO_RUN_SPAN_SCOPE', description: 'root: samples carry the local-root span; all: each span its own', defaultText: 'root', parse: oneOf(SPAN_SCOPES) },
   out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
   maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; spans take half at most, older profile windows are merged to fit', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
@@ -796,6 +806,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     tlsSkipVerify: get('insecureSkipTlsVerify') ?? false,
     proxy: undefined,
     profiles: get('profiles') ?? ['cpu', 'wall'],
+    workers: get('workers') ?? true,
     spanScope: get('spanScope') ?? 'root',
     local: undefined,
     sourceMaps: get('sourceMaps') ?? true,

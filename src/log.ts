@@ -50,14 +50,19 @@ export class Logger {
     return this.said.delete(key);
   }
 
-  private emit(level: Exclude<LogLevel, 'silent'>, message: string): void {
-    if (RANK[level] > RANK[this.level]) return;
-    const label = level === 'warn' ? 'warning' : level;
+  /** A line another thread's logger made (redacted, filtered by level there), written as it is. */
+  relay(line: string): void {
     try {
-      this.write(`${PREFIX} ${label}: ${printable(this.redact(message))}\n`);
+      this.write(line);
     } catch {
       // stderr closed: nothing sensible left to do, and the app must not notice.
     }
+  }
+
+  private emit(level: Exclude<LogLevel, 'silent'>, message: string): void {
+    if (RANK[level] > RANK[this.level]) return;
+    const label = level === 'warn' ? 'warning' : level;
+    this.relay(`${PREFIX} ${label}: ${printable(this.redact(message))}\n`);
   }
 }
 

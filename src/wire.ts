@@ -10,6 +10,14 @@ export const LABEL_TRACE_ID = 'trace_id';
 /** pprof sample label: the span's name. Pyroscope turns it into a series label, so it must stay low-cardinality. */
 export const LABEL_SPAN_NAME = 'span_name';
 /**
+ * pprof sample label: the thread that ran the sample: `main`, a worker's `name` option, else
+ * `worker <threadId>`. Pyroscope makes it a series label, as for the threads of other runtimes'
+ * profilers (pyroscope-rs `thread_name`).
+ */
+export const LABEL_THREAD_NAME = 'thread_name';
+/** The main thread's `thread_name`. */
+export const MAIN_THREAD_NAME = 'main';
+/**
  * Pyroscope's default bound on a label value, in bytes (pkg/validation: max_label_value_length); a
  * label over it rejects the whole profile — every other request's samples in the window with it.
  */

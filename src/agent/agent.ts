@@ -11,6 +11,7 @@ import { GATHER, gatherNow, nextGatherMs } from '../profiling/gather-pace.js';
 import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
 import type { Finisher } from './shutdown.js';
 import { WindowHold } from '../span-link/window-hold.js';
+import type { Threads } from '../threads/main-thread.js';
 
 /** What the preload leaves running in the app: the agent (none when it could not start) and its exit hooks. */
 export interface Started {
@@ -26,6 +27,8 @@ export interface AgentParts {
   log: Logger;
   destination: Destination;
   profiler: Profiler | undefined;
+  /** The other threads' agents, whose samples go into the profiler's windows. */
+  threads?: Threads | undefined;
   /** Our span batcher, when spans go to the destination. */
   batcher: SpanBatcher | undefined;
   /** Our log record batcher, when log records go to the destination. */
@@ -92,11 +95,12 @@ export class Agent implements Finisher {
   }
 
   private exportWindow(): void {
-    const { profiler, log } = this.parts;
+    const { profiler, log, threads } = this.parts;
     this.stopped();
     try {
       const window = profiler?.cut();
       if (window) this.hold.add(window);
+      threads?.sweep();
       this.reportStuck();
     } catch (error) {
       log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
@@ -152,7 +156,7 @@ export class Agent implements Finisher {
     this.phase = 'flushing';
     const { destination, processors, sdk, log } = this.parts;
     try {
-      const metrics = await this.lastMetrics(deadlineAt);
+      const [metrics] = await Promise.all([this.lastMetrics(deadlineAt), this.parts.threads?.collectAsync(deadlineAt).catch((error: unknown) => log.debug(`workers' last samples: ${reason(error)}`))]);
       if (this.takenOver()) return;
       await destination.finishAsync(this.takeLast(metrics), deadlineAt);
       await untilDeadline(Promise.all([...processors.map((processor) => processor.forceFlush()), sdk?.shutdown()]), deadlineAt);
@@ -165,6 +169,11 @@ export class Agent implements Finisher {
   finishSync(deadlineAt: number): void {
     if (this.phase === 'done') return;
     this.phase = 'done';
+    try {
+      this.parts.threads?.collectSync(deadlineAt);
+    } catch (error) {
+      this.parts.log.debug(`workers' last samples: ${reason(error)}`);
+    }
     this.parts.destination.finishSync(this.takeLast(this.lastMetricsSync()), deadlineAt);
   }
 

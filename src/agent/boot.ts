@@ -19,10 +19,12 @@ import { Profiler, type ProfileWindow } from '../profiling/profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from '../span-link/frame-context.js';
 import { LabelRegistry, spanOfSample } from '../span-link/labels.js';
-import type { Linking } from '../span-link/linking.js';
+import { NO_OWNER } from '../span-link/linking.js';
 import { SpanLinkProcessor } from '../span-link/processor.js';
 import { slotLinker } from '../span-link/slot-context.js';
 import { startTracing, type Tracing } from '../tracing/tracing.js';
+import { type MainThreadParts, startThreads, type Threads } from '../threads/main-thread.js';
+import { type Pools, startPoolHooks } from '../threads/pools/index.js';
 
 /** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
 const MAX_QUEUED_UPLOADS = 32;
@@ -65,6 +67,15 @@ function startProfiling(config: Config, log: Logger, outOfMemory: (window: Profi
   }
 }
 
+function startThreadsOrWarn(parts: MainThreadParts): Threads | undefined {
+  try {
+    return startThreads(parts);
+  } catch (error) {
+    parts.log.warn(`worker threads are not profiled (${reason(error)}); the main thread is`);
+    return undefined;
+  }
+}
+
 /**
  * Starts the parts the config asks for, in the order they depend on each other: ESM hook (before
  * any app import), sampler (the context manager writes to it), tracing (with the link processor),
@@ -80,32 +91,33 @@ export function boot(config: Config, log: Logger): Started {
     : uploads(config, log);
   if (profiler && !config.local && config.profilesExport.exporter === 'pyroscope' && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
+  const time = profiler?.time;
+  const registry = new LabelRegistry();
+  const linking = time?.linksSamples ? (time.frameSlot ? frameLinker(registry, time.frameSlot) : slotLinker(registry, time.globalSlot)) : undefined;
+
   let tracing: Tracing | undefined;
+  let pools: Pools | undefined;
   if (tracingOn) {
     try {
       guardInstrumentations(log);
-      let linkProcessor: SpanProcessor | undefined;
-      let linking: Linking | undefined;
-      const time = profiler?.time;
-      if (time?.linksSamples) {
-        const registry = new LabelRegistry();
-        linkProcessor = new SpanLinkProcessor(registry, config.spanScope);
-        const frameSlot = time.frameSlot;
-        linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, time.globalSlot);
-      }
+      const linkProcessor: SpanProcessor | undefined = linking && new SpanLinkProcessor(registry, config.spanScope);
       tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
       // After tracing: its require hook must not exist while startTracing loads exporters (see there).
-      if (linking) startClientHooks(linking.owner, log);
+      if (linking) {
+        startClientHooks(linking.owner, log);
+        if (config.workers) pools = startPoolHooks(linking.owner, log);
+      }
     } catch (error) {
       tracing = undefined;
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
     }
   }
+  const threads = time && config.workers ? startThreadsOrWarn({ time, owner: linking?.owner ?? NO_OWNER, log, pools, tracing: tracing !== undefined }) : undefined;
   // After tracing: the warm-up's loopback exchange is our own traffic, which only a registered
   // context manager keeps out of the app's own telemetry (the instrumentations' spans and metrics).
   destination.prepare?.();
 
-  agent = new Agent({ config, log, destination, profiler, batcher: tracing?.batcher, logBatcher: tracing?.logBatcher, metricReader: tracing?.metricReader, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
+  agent = new Agent({ config, log, destination, profiler, threads, batcher: tracing?.batcher, logBatcher: tracing?.logBatcher, metricReader: tracing?.metricReader, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
   log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporters.join(',') || 'none' : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);

@@ -10,6 +10,7 @@ import { Logger, reason } from '../log.js';
 import { createRedactor } from '../util/redact.js';
 import { proxyCredentials } from '../export/transport/proxy.js';
 import type { Started } from './agent.js';
+import { EVERY_THREAD_UNWRAPS, SHARED_KEY, type ThreadsShared } from '../threads/protocol.js';
 
 /** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */
 const MIN_NODE: readonly [number, number] = [22, 15];
@@ -82,6 +83,33 @@ function requireBoot(): typeof import('./boot.js') {
   // Synchronous on purpose: the app must not start loading before instrumentation is in place,
   // and `require(esm)` of our own graph (no top-level await) keeps `--require` working too.
   return (globalThis.process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('./boot.js') as typeof import('./boot.js');
+}
+
+function requireWorkerAgent(): typeof import('../threads/worker-agent.js') {
+  // As requireBoot: synchronous, before the worker's script.
+  return (globalThis.process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('../threads/worker-agent.js') as typeof import('../threads/worker-agent.js');
+}
+
+/**
+ * The preload in a worker thread (worker-spawn.ts puts it there): the worker's own agent
+ * (threads/worker-agent.ts), when the main thread's agent takes workers' samples (it shares what
+ * they need through the environment data; without it there is nothing to do). Settings come from
+ * the worker's environment, as the main thread's did; their problems were reported there.
+ */
+export function startWorker(env: Env = process.env): void {
+  const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
+  const shared = threads.getEnvironmentData(SHARED_KEY) as ThreadsShared | undefined;
+  if (shared === undefined) return;
+  const appEnv = envUnderPm2(env);
+  const { config } = readConfig(appEnv);
+  const log = new Logger(config.logLevel, createRedactor(secretValues(appEnv, config)), (line) => requireWorkerAgent().postToMain({ type: 'log', line }));
+  try {
+    requireWorkerAgent().startWorkerAgent(config, shared, log);
+  } catch (error) {
+    // Envelopes this worker might not take off are sent no more (message-links.ts).
+    Atomics.store(shared.flags, EVERY_THREAD_UNWRAPS, 0);
+    log.warnOnce('worker-agent', `could not start in a worker thread (${reason(error)}); it runs without profiling`);
+  }
 }
 
 /** Every secret value the logger must never print, from the env as given and as configured. */

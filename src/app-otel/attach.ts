@@ -6,7 +6,7 @@ import type { LinkContext } from '../span-link/linking.js';
 import { publishSpanHooks } from '../span-link/public-processor.js';
 import { otelApi } from '../vendor.js';
 import { registered, type Registered } from './globals.js';
-import { type AnySpanProcessor, addSpanProcessor, serviceNameOf } from './provider.js';
+import { type AnySpanProcessor, addSpanProcessor, guardedHooks, serviceNameOf } from './provider.js';
 import type { TracerSwitch } from './tracer-switch.js';
 import { watchAppOtel } from './watch.js';
 
@@ -133,28 +133,3 @@ export class AppOtel {
 }
 
 /** Our processors as one, for the app's provider: a failure of ours never reaches the app's span calls. */
-function guardedHooks(processors: readonly SpanProcessor[], log: Logger): AnySpanProcessor {
-  const failed = (error: unknown) => log.warnOnce('span-hooks', `span linking failed on a span of the app's SDK: ${reason(error)}`);
-  return {
-    onStart(span, parentContext) {
-      for (const processor of processors) {
-        try {
-          processor.onStart(span as Parameters<SpanProcessor['onStart']>[0], parentContext as Parameters<SpanProcessor['onStart']>[1]);
-        } catch (error) {
-          failed(error);
-        }
-      }
-    },
-    onEnd(span) {
-      for (const processor of processors) {
-        try {
-          processor.onEnd(span as Parameters<SpanProcessor['onEnd']>[0]);
-        } catch (error) {
-          failed(error);
-        }
-      }
-    },
-    forceFlush: () => Promise.resolve(),
-    shutdown: () => Promise.resolve(),
-  };
-}

@@ -6,9 +6,9 @@ import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
  * and propagator here, and looks them up here (api: src/internal/global-utils.ts). The first
  * registration of each wins; later ones fail unless the slot was emptied (`disable()`).
  */
-const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+export const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
-interface Registry {
+export interface Registry {
   version?: string;
   /** What `trace.setGlobalTracerProvider` stores: the registering API copy's ProxyTracerProvider. */
   trace?: { getDelegate?: () => object };
@@ -39,7 +39,7 @@ export function registered(): Registered {
  * its delegate right after; a proxy without one answers with its `NoopTracerProvider` (the API is
  * published unminified, so every copy names the class so).
  */
-function delegateOf(proxy: Registry['trace']): object | undefined {
+export function delegateOf(proxy: Registry['trace']): object | undefined {
   if (proxy === undefined) return undefined;
   const delegate = typeof proxy.getDelegate === 'function' ? proxy.getDelegate() : proxy;
   return delegate.constructor?.name === 'NoopTracerProvider' ? undefined : delegate;

@@ -1,3 +1,5 @@
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { type Logger, reason } from '../log.js';
 import { isPyroscopeSpanProcessor, type SpanHooks } from '../span-link/public-processor.js';
 
 /** A span processor as every OpenTelemetry SDK version calls it. */
@@ -48,4 +50,31 @@ export function serviceNameOf(provider: object): string | undefined {
   const holder = provider as { _resource?: { attributes?: Record<string, unknown> }; resource?: { attributes?: Record<string, unknown> } };
   const name = (holder._resource ?? holder.resource)?.attributes?.['service.name'];
   return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/** Span hooks that call `processors` and never throw into the app's SDK: a failure is said once. */
+export function guardedHooks(processors: readonly SpanProcessor[], log: Logger): AnySpanProcessor {
+  const failed = (error: unknown) => log.warnOnce('span-hooks', `span linking failed on a span of the app's SDK: ${reason(error)}`);
+  return {
+    onStart(span, parentContext) {
+      for (const processor of processors) {
+        try {
+          processor.onStart(span as Parameters<SpanProcessor['onStart']>[0], parentContext as Parameters<SpanProcessor['onStart']>[1]);
+        } catch (error) {
+          failed(error);
+        }
+      }
+    },
+    onEnd(span) {
+      for (const processor of processors) {
+        try {
+          processor.onEnd(span as Parameters<SpanProcessor['onEnd']>[0]);
+        } catch (error) {
+          failed(error);
+        }
+      }
+    },
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
 }

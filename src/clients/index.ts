@@ -1,6 +1,6 @@
 import { type Logger, reason } from '../log.js';
 import type { SampleOwner } from '../span-link/linking.js';
-import { installClientHooks } from './hooks.js';
+import { installPackageHooks } from '../tracing/package-hooks.js';
 import { ioredisHooks } from './ioredis.js';
 import { mysql2Hooks } from './mysql2.js';
 import { nodeRedisHooks } from './node-redis.js';
@@ -15,7 +15,7 @@ import { startUndiciHooks } from './undici.js';
  */
 export function startClientHooks(owner: SampleOwner, log: Logger): void {
   startUndiciHooks(owner, log);
-  installClientHooks([pgHooks(owner), mysql2Hooks(owner), ioredisHooks(owner), nodeRedisHooks(owner)], (pkg, error) =>
+  installPackageHooks('clients', [pgHooks(owner), mysql2Hooks(owner), ioredisHooks(owner), nodeRedisHooks(owner)], (pkg, error) =>
     log.warnOnce(`client-hooks:${pkg}`, `could not follow ${pkg}'s replies to their requests (${reason(error)}); its reply parsing goes unlabelled`),
   );
 }

@@ -1,6 +1,7 @@
 import type { SampleOwner } from '../span-link/linking.js';
-import type { ClientHooks } from './hooks.js';
-import { labelsOf, ownReads, tagCommand, wrapMethod } from './requests.js';
+import type { PackageHooks } from '../tracing/package-hooks.js';
+import { labelsOf, ownReads, tagCommand } from './requests.js';
+import { wrapMethod } from '../tracing/package-hooks.js';
 
 /** The parts of an ioredis client read here: the commands sent and waiting for their replies, in order. */
 interface IoRedis {
@@ -20,7 +21,7 @@ const headLabels = (redis: IoRedis | undefined) => labelsOf(redis?.commandQueue?
  *   reply) is handed over, the samples follow the new head: the decoding of every reply in a read
  *   goes to its own command's request.
  */
-export function ioredisHooks(owner: SampleOwner): ClientHooks {
+export function ioredisHooks(owner: SampleOwner): PackageHooks {
   return {
     packages: [
       {

@@ -1,6 +1,7 @@
 import type { SampleOwner } from '../span-link/linking.js';
-import type { ClientHooks, Patch } from './hooks.js';
-import { bindToCaller, labelsOf, ownReads, tagCommand, wrapMethod } from './requests.js';
+import type { PackageHooks, Patch } from '../tracing/package-hooks.js';
+import { bindToCaller, labelsOf, ownReads, tagCommand } from './requests.js';
+import { wrapMethod } from '../tracing/package-hooks.js';
 
 type Method = (this: Mysql2Connection, ...args: unknown[]) => unknown;
 /** The parts of mysql2's connection (lib/base/connection.js; lib/connection.js before 3.12) read here. */
@@ -19,7 +20,7 @@ interface Mysql2Connection {
  * - a pool hands a released connection to the next waiting `getConnection` callback from the
  *   releasing request's code, so the callback is bound to its own caller.
  */
-export function mysql2Hooks(owner: SampleOwner): ClientHooks {
+export function mysql2Hooks(owner: SampleOwner): PackageHooks {
   const connection: Patch = (Connection) => {
     const proto = (Connection as { prototype?: object }).prototype;
     if (!proto) return;

@@ -1,6 +1,7 @@
 import type { SampleOwner } from '../span-link/linking.js';
-import type { ClientHooks } from './hooks.js';
-import { labelsOf, tagCommand, wrapMethod } from './requests.js';
+import type { PackageHooks } from '../tracing/package-hooks.js';
+import { labelsOf, tagCommand } from './requests.js';
+import { wrapMethod } from '../tracing/package-hooks.js';
 
 /** The parts of @redis/client's RESP decoder read here (dist/lib/RESP/decoder.js). */
 interface Decoder {
@@ -54,7 +55,7 @@ function ownDecoder(decoder: Decoder, owner: SampleOwner): void {
  * - the decoder's reads run for the head command, and follow the head each time the decoder asks
  *   for the type mapping: each reply in a read goes to its own command's request.
  */
-export function nodeRedisHooks(owner: SampleOwner): ClientHooks {
+export function nodeRedisHooks(owner: SampleOwner): PackageHooks {
   return {
     packages: [
       {

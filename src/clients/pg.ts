@@ -1,6 +1,7 @@
 import type { SampleOwner } from '../span-link/linking.js';
-import { bindToCaller, labelsOf, ownReads, tagCommand, wrapMethod } from './requests.js';
-import type { ClientHooks } from './hooks.js';
+import { bindToCaller, labelsOf, ownReads, tagCommand } from './requests.js';
+import { wrapMethod } from '../tracing/package-hooks.js';
+import type { PackageHooks } from '../tracing/package-hooks.js';
 
 type Method = (this: PgClient, ...args: unknown[]) => unknown;
 /** The parts of pg's Client (pg/lib/client.js) read here. */
@@ -26,7 +27,7 @@ type OwnedConnection = { [REPLY_OWNER]?: () => ReturnType<typeof labelsOf> };
  * - a pool hands a client to the next waiting `connect` callback from the releasing request's
  *   reply, so the callback is bound to its own caller (as OTel's pg instrumentation also does).
  */
-export function pgHooks(owner: SampleOwner): ClientHooks {
+export function pgHooks(owner: SampleOwner): PackageHooks {
   return {
     packages: [
       {

@@ -45,19 +45,3 @@ export function bindToCaller<F>(fn: F): F {
   return typeof fn === 'function' ? context.bind(context.active(), fn) : fn;
 }
 
-const WRAPPED = Symbol('pyro-run wrapped');
-
-/**
- * Replaces `target[name]` with `wrap(original)`, once (a module required again, or loaded twice,
- * is not wrapped twice). Returns false when there is no such method.
- */
-export function wrapMethod<F extends (...args: never[]) => unknown>(target: object, name: string, wrap: (original: F) => F): boolean {
-  const holder = target as Record<string, unknown>;
-  const original = holder[name];
-  if (typeof original !== 'function') return false;
-  if ((original as { [WRAPPED]?: true })[WRAPPED]) return true;
-  const wrapped = wrap(original as F);
-  Object.defineProperty(wrapped, WRAPPED, { value: true });
-  Object.defineProperty(holder, name, { value: wrapped, writable: true, configurable: true, enumerable: Object.getOwnPropertyDescriptor(holder, name)?.enumerable ?? false });
-  return true;
-}

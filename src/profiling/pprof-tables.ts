@@ -30,8 +30,11 @@ export class PprofTables {
     return new this.format.ValueType({ type: this.strings.dedup(name.type), unit: this.strings.dedup(name.unit) });
   }
 
-  /** The location id of a frame: one per script, line, column and name. */
-  locationOf(frame: V8Frame): number {
+  /**
+   * The location id of a frame: one per script, line, column and name. Script ids are numbered per
+   * thread: frames of other threads than the main one come with a `scope` of their own.
+   */
+  locationOf(frame: V8Frame, scope = ''): number {
     const scriptName = frame.scriptName.startsWith('file://') ? frame.scriptName.slice(7) : frame.scriptName;
     let file = scriptName;
     let name = frame.name ?? '';
@@ -45,18 +48,18 @@ export class PprofTables {
       column = mapped.column ?? column;
     }
     const scriptId = frame.scriptId ?? 0;
-    const key = `${scriptId}:${line}:${column}:${name}`;
+    const key = `${scope}${scriptId}:${line}:${column}:${name}`;
     let id = this.locationIds.get(key);
     if (id === undefined) {
       id = this.locations.length + 1;
       const { Location, Line } = this.format;
-      this.locations.push(new Location({ id, line: [new Line({ functionId: this.functionOf(name, file, scriptId, line, column), line })] }));
+      this.locations.push(new Location({ id, line: [new Line({ functionId: this.functionOf(name, file, `${scope}${scriptId}`, line, column), line })] }));
       this.locationIds.set(key, id);
     }
     return id;
   }
 
-  private functionOf(name: string, file: string, scriptId: number, line: number, column: number): number {
+  private functionOf(name: string, file: string, scriptId: string, line: number, column: number): number {
     const key = name ? `${scriptId}:${name}:${line}` : `${scriptId}:${line}:${column}`;
     let id = this.functionIds.get(key);
     if (id === undefined) {

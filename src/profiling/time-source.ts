@@ -2,7 +2,10 @@ import { createRequire } from 'node:module';
 import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
 import { type FrameSlot, type GlobalSlot, Sampler } from './sampler.js';
-import { type TimeBuild, TimeFold } from './time-profile.js';
+import type { FoldShipment, ShippedLabels } from './fold-shipment.js';
+import type { SampleLabels } from './profile-window.js';
+import { type ThreadFold, type TimeBuild, TimeFold, threadsPart } from './time-profile.js';
+import { MAIN_THREAD_NAME } from '../wire.js';
 
 const require = createRequire(import.meta.url);
 /** Required on its own, not through @datadog/pprof's index (which loads its heap profiler and more). */
@@ -11,6 +14,17 @@ const PPROF_ACF = '@datadog/pprof/out/src/async-context-frame.js';
 export interface TimeSourceOptions extends TimeBuild {
   flushIntervalMs: number;
 }
+
+/** A thread other than this one whose samples this source's windows carry too. */
+export interface OtherThread {
+  /** Tells threads apart (the thread id). */
+  key: number;
+  /** Its `thread_name`. */
+  name: string;
+}
+
+/** Shipped folds hold no raw trees: their samples' owners came with them. */
+const SHIPPED: TimeBuild['spanOf'] = () => undefined;
 
 /**
  * The CPU and wall profiles: @datadog/pprof's time sampler, which records with every sample the
@@ -23,6 +37,8 @@ export class TimeSource implements ProfileSource {
   private readonly sampler: Sampler;
   /** The trees gathered since the last cut. */
   private fold: TimeFold;
+  /** What other threads shipped since the last cut, one fold per thread, in the order they first shipped. */
+  private others = new Map<number, ThreadFold>();
   /** True when AsyncContextFrame carries the sampler's context (Node 24+, or 22 with its flag). */
   readonly frameCarriesContext: boolean;
   /** False where the sampler cannot attach contexts (no SIGPROF on Windows): profiles, no links. */
@@ -40,7 +56,7 @@ export class TimeSource implements ProfileSource {
       collectCpuTime: options.types.includes('cpu'),
       useFrame: this.frameCarriesContext,
     });
-    this.fold = new TimeFold(options);
+    this.fold = new TimeFold(options.spanOf, options.workBetween);
   }
 
   start(): void {
@@ -54,11 +70,34 @@ export class TimeSource implements ProfileSource {
   }
 
   cut(last: boolean): WindowPart | undefined {
+    const fold = this.takeFold(last);
+    const threads = [{ name: MAIN_THREAD_NAME, fold }, ...this.others.values()];
+    this.others = new Map();
+    return threads.every((thread) => thread.fold.size === 0) ? undefined : threadsPart(threads, this.options);
+  }
+
+  /**
+   * What was recorded since the last cut or shipment, as a worker thread hands it to the main
+   * thread (undefined when nothing was); with `last`, sampling stops for good.
+   */
+  ship(last: boolean): FoldShipment | undefined {
+    const fold = this.takeFold(last);
+    return fold.size === 0 ? undefined : fold.toShipment();
+  }
+
+  /** Adds another thread's samples to the window being recorded, its spans as `spanOfLabels` names them here. */
+  addShipment(thread: OtherThread, shipment: FoldShipment, spanOfLabels: (labels: ShippedLabels) => SampleLabels | undefined): void {
+    let other = this.others.get(thread.key);
+    if (other === undefined) this.others.set(thread.key, (other = { name: thread.name, fold: new TimeFold(SHIPPED) }));
+    other.fold.addShipment(shipment, spanOfLabels);
+  }
+
+  private takeFold(last: boolean): TimeFold {
     const raw = this.sampler.stop(!last);
     const fold = this.fold;
-    this.fold = new TimeFold(this.options);
+    this.fold = new TimeFold(this.options.spanOf, this.options.workBetween);
     if (raw !== undefined) fold.add(raw, epochOffsetMicros());
-    return fold.size === 0 ? undefined : fold.part();
+    return fold;
   }
 
   /** The sampler's context slot in the async frame (AsyncContextFrame only). */

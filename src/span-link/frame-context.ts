@@ -6,6 +6,10 @@ import type { LabelRegistry, SpanLabels } from './labels.js';
 import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
 type With = ContextManager['with'];
+
+/** The labels a sampler's holder was made for, on the holder. */
+const HELD = Symbol('pyro-run holder labels');
+type Held = { [HELD]?: SpanLabels };
 type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]) => unknown;
 
 /**
@@ -38,7 +42,11 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
     const kept = labels.frameHolder?.deref();
     if (kept !== undefined) return kept;
     const holder = slot.holder(labels);
-    if (holder !== undefined) labels.frameHolder = new WeakRef(holder);
+    if (holder !== undefined) {
+      labels.frameHolder = new WeakRef(holder);
+      // The holder keeps its labels anyway (from native code, out of reach): kept here too, readable.
+      (holder as Held)[HELD] = labels;
+    }
     return holder;
   };
   const holderOf = (context: Context): object | undefined => holderFor(registry.of(context));
@@ -58,6 +66,14 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
     },
     switchTo(labels) {
       if (runs === 0 || labels === undefined) return;
+      const holder = holderFor(labels);
+      if (slot.key.getStore() !== holder) slot.key.enterWith(holder);
+    },
+    sampled() {
+      const labels = (slot.key.getStore() as Held | undefined)?.[HELD];
+      return labels?.endedAtMicros === undefined ? labels : undefined;
+    },
+    enter(labels) {
       const holder = holderFor(labels);
       if (slot.key.getStore() !== holder) slot.key.enterWith(holder);
     },

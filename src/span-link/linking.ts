@@ -25,6 +25,14 @@ export interface SampleOwner {
    * `labels` undefined — nobody waits for another reply — they stay as they are.
    */
   switchTo(labels: SpanLabels | undefined): void;
+  /** The labels samples taken now carry (none once that span ended): what a message posted now hands to the thread that receives it. */
+  sampled(): SpanLabels | undefined;
+  /**
+   * From here to the end of the code running now (its callback, and what it schedules), samples
+   * carry `labels`, or none: a message read synchronously (`receiveMessageOnPort`) hands its
+   * sender's span to the code that reads it.
+   */
+  enter(labels: SpanLabels | undefined): void;
 }
 
 /** What linking gives the rest of pyro-run: the context manager's link, and the owner of samples for the client hooks. */
@@ -45,3 +53,12 @@ export function claimForLinking(manager: ContextManager): boolean {
 
 /** `fn.apply(thisArg, args)` as a plain function, for AsyncLocalStorage.run to call without a closure per call. */
 export const applyTo = <R>(fn: (...args: never[]) => R, thisArg: unknown, args: ArrayLike<unknown>): R => (fn as (...a: unknown[]) => R).apply(thisArg, args as unknown[]);
+
+/** Labels no sample: where samples cannot carry links (no sampler, or none that links), code runs as it is. */
+export const NO_OWNER: SampleOwner = {
+  current: () => undefined,
+  run: (_labels, fn, thisArg, args) => applyTo(fn, thisArg, args),
+  switchTo: () => undefined,
+  sampled: () => undefined,
+  enter: () => undefined,
+};

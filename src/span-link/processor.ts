@@ -5,7 +5,8 @@ import type { SpanScope } from '../config.js';
 import { ATTR_PROFILE_ID } from '../wire.js';
 import { type LabelRegistry, SpanLabels } from './labels.js';
 
-const { TraceFlags, trace } = otelApi();
+/** The OpenTelemetry API, at the first span: a worker thread's agent loads this module before it knows the app traces. */
+let api: ReturnType<typeof otelApi> | undefined;
 
 /**
  * Decides which span's identity a profile sample carries and marks that span for Grafana.
@@ -25,6 +26,7 @@ export class SpanLinkProcessor implements SpanProcessor {
 
   onStart(span: Span, parentContext: Context): void {
     const own = span.spanContext();
+    const { TraceFlags, trace } = (api ??= otelApi());
     if ((own.traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.scope === 'root') {
       const parent = trace.getSpan(parentContext);

@@ -49,6 +49,9 @@ export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): Linking {
     switchTo(labels) {
       if (runs > 0 && labels !== undefined) write(labels);
     },
+    sampled: () => (current?.endedAtMicros === undefined ? current : undefined),
+    // The async hook's `after` clears the slot when the code running now ends.
+    enter: (labels) => write(labels?.endedAtMicros === undefined ? labels : undefined),
   };
 
   const linkContext = (manager: ContextManager): void => {

@@ -1,6 +1,7 @@
 /** Where users run Node beyond a plain script: started from code, with worker threads, forking children, cluster. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readRecording } from '../support/read-recording.js';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fixture, registerPath, runCli, runNode } from '../support/child.js';
@@ -28,16 +29,17 @@ test('programmatic API: start() from code, shutdown() flushes', async () => {
   }
 });
 
-test('worker threads: the main thread is profiled, the worker runs without an agent of its own', async () => {
+test('worker threads: the worker runs an agent of its own, whose samples the main thread records in its one recording', async () => {
   const out = fresh();
   const app = runNode(['--import', registerPath, fixture('ecosystem/worker.mjs')], { env: { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on' } });
   const exit = await app.exit();
   assert.equal(exit.code, 0, app.stderr);
-  assert.match(app.stdout, /worker \{"done":true,"agentInWorker":false\}/);
+  assert.match(app.stdout, /worker \{"done":true,"agentInWorker":true\}/);
   assert.match(app.stdout, /worker exit 0/);
   assert.equal(app.stderr, '');
-  const runs = readdirSync(out);
-  assert.equal(runs.length, 1, 'one recording: the main thread’s');
+  const run = readRecording(out);
+  const threads = new Set(run.profiles.flatMap((profile) => profile.samples.map((sample) => sample.labels.thread_name)));
+  assert.deepEqual([...threads].sort(), ['main', 'worker 1']);
 });
 
 /** Fixtures that start more Node processes; each process prints a line with its pid, the first one last, once the others exited 0. */

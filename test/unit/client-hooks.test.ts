@@ -8,11 +8,12 @@ import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { labelsOf, ownReads, tagCommand, wrapMethod } from '../../src/clients/requests.js';
+import { labelsOf, ownReads, tagCommand } from '../../src/clients/requests.js';
+import { wrapMethod } from '../../src/tracing/package-hooks.js';
 import type { FrameSlot } from '../../src/profiling/sampler.js';
 import { frameLinker } from '../../src/span-link/frame-context.js';
 import { LabelRegistry, SpanLabels } from '../../src/span-link/labels.js';
-import type { Linking } from '../../src/span-link/linking.js';
+import { type Linking, NO_OWNER } from '../../src/span-link/linking.js';
 import { slotLinker } from '../../src/span-link/slot-context.js';
 
 const labels = (name: string) => new SpanLabels(name.padEnd(16, '0'), '0'.repeat(32), { name });
@@ -94,6 +95,8 @@ describe('ownReads', () => {
           return (fn as (...a: unknown[]) => R).apply(thisArg, Array.from(args));
         },
         switchTo: () => undefined,
+        sampled: () => undefined,
+        enter: () => undefined,
       },
     };
   };
@@ -129,8 +132,8 @@ describe('commands and methods', () => {
   it('a command keeps the labels of the code that made it, from the first tag on', () => {
     const [a, b] = [labels('a'), labels('b')];
     const command = {};
-    tagCommand(command, { current: () => a, run: () => undefined as never, switchTo: () => undefined });
-    tagCommand(command, { current: () => b, run: () => undefined as never, switchTo: () => undefined });
+    tagCommand(command, { ...NO_OWNER, current: () => a });
+    tagCommand(command, { ...NO_OWNER, current: () => b });
     assert.equal(labelsOf(command), a);
     assert.equal(labelsOf(undefined), undefined);
   });

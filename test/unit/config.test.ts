@@ -42,6 +42,7 @@ const DEFAULTS: Config = {
   // Uploads go direct unless HTTP_PROXY / HTTPS_PROXY say otherwise.
   proxy: undefined,
   profiles: ['cpu', 'wall'],
+  workers: true,
   spanScope: 'root',
   // Nothing configured means local mode, where trace_id costs nothing (no Pyroscope series).
   local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false },
@@ -642,14 +643,14 @@ describe('bad values: one Problem naming the env var, the default used instead',
     assert.equal(problems.length, 1);
     assert.match(problems[0]!.message, /label key "bad-key" may only hold.*label key "span_name" is one pyro-run sends itself.*label key "service_name"/);
     assert.equal(problems[0]!.instead, 'the other labels are used');
-    for (const key of ['span_id', 'trace_id']) assert.deepEqual(readConfig({ PYROSCOPE_LABELS: `${key}=x` }).config.pyroscope.labels, {});
+    for (const key of ['span_id', 'trace_id', 'thread_name']) assert.deepEqual(readConfig({ PYROSCOPE_LABELS: `${key}=x` }).config.pyroscope.labels, {});
     assert.deepEqual(readConfig({ PYROSCOPE_LABELS: 'ok=1,bad key=2' }).config.pyroscope.labels, { ok: '1' });
     assert.deepEqual(readConfig({ PYROSCOPE_LABELS: 'env=prod,a' }).config.pyroscope.labels, { env: 'prod' });
     assert.equal(parseLabels('env=prod,span_id=x').ok, false, 'the CLI rejects the list');
-    // Pyroscope's series bounds: 30 label names (5 are pyro-run's), names of 1024 bytes at most.
-    const many = readConfig({ PYROSCOPE_LABELS: Array.from({ length: 27 }, (_, i) => `k${i}=v`).join(',') });
-    assert.deepEqual(Object.keys(many.config.pyroscope.labels), Array.from({ length: 25 }, (_, i) => `k${i}`));
-    assert.match(many.problems[0]!.message, /label "k25" is past the 25 static labels.*label "k26"/);
+    // Pyroscope's series bounds: 30 label names (6 are pyro-run's), names of 1024 bytes at most.
+    const many = readConfig({ PYROSCOPE_LABELS: Array.from({ length: 26 }, (_, i) => `k${i}=v`).join(',') });
+    assert.deepEqual(Object.keys(many.config.pyroscope.labels), Array.from({ length: 24 }, (_, i) => `k${i}`));
+    assert.match(many.problems[0]!.message, /label "k24" is past the 24 static labels.*label "k25"/);
     assert.deepEqual(readConfig({ PYROSCOPE_LABELS: `${'k'.repeat(1025)}=v,ok=1` }).config.pyroscope.labels, { ok: '1' });
   });
 

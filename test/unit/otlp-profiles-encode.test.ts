@@ -96,7 +96,7 @@ describe('encodeProfilesRequest', () => {
     }
   });
 
-  it('a sample in a span links to its trace and span ID, and carries span_name as an attribute; one outside carries neither', () => {
+  it('a sample in a span links to its trace and span ID, and carries span_name as an attribute; one outside carries neither; both carry thread_name', () => {
     const request = encoded();
     const d = request.dictionary!;
     const text = (i: number) => d.stringTable[i];
@@ -106,14 +106,14 @@ describe('encodeProfilesRequest', () => {
       const leaf = text(d.functionTable[d.locationTable[d.stackTable[sample.stackIndex]!.locationIndices[0]!]!.lines[0]!.functionIndex]!.nameStrindex);
       const attributes = Object.fromEntries(sample.attributeIndices.map((i) => [text(d.attributeTable[i]!.keyStrindex), d.attributeTable[i]!.value?.stringValue]));
       if (sample.linkIndex === 0) {
-        assert.deepEqual(attributes, {}, `${leaf}: no span, no span_name`);
+        assert.deepEqual(attributes, { thread_name: 'main' }, `${leaf}: no span, no span_name`);
         continue;
       }
       const link = d.linkTable[sample.linkIndex]!;
       const span = link.spanId.toString('hex') === spanA.spanId ? spanA : spanB;
       assert.equal(link.spanId.toString('hex'), span.spanId);
       assert.equal(link.traceId.toString('hex'), span.traceId);
-      assert.deepEqual(attributes, { span_name: span.spanName });
+      assert.deepEqual(attributes, { span_name: span.spanName, thread_name: 'main' });
       spanIdsOf.add(span.spanId);
     }
     assert.deepEqual([...spanIdsOf].sort(), [spanA.spanId, spanB.spanId].sort());

@@ -12,7 +12,8 @@ import type { Profile as EsmProfile } from 'pprof-format';
 import type { ProfileType } from '../../src/config.js';
 import { SpanLabels, spanOfSample } from '../../src/span-link/labels.js';
 import { runNow, runSliced } from '../../src/util/slices.js';
-import { buildTimeProfiles, type Profile, type TimeBuild, TimeFold } from '../../src/profiling/time-profile.js';
+import { buildTimeProfiles, type Profile, type TimeBuild, TimeFold, threadsPart } from '../../src/profiling/time-profile.js';
+import { WORK_BETWEEN_SAMPLES } from '../../src/profiling/time-fold.js';
 import { functionNamesOf, labelsOf } from '../support/pprof-helpers.js';
 import { decodePprof } from '../support/pprof-wire.js';
 import { turnsDuring } from '../support/turns.js';
@@ -71,8 +72,15 @@ function roundTrip(profile: Profile): EsmProfile {
 
 const sorted = (list: View[]) => list.sort((a, b) => (a.stack + JSON.stringify(a.labels)).localeCompare(b.stack + JSON.stringify(b.labels)));
 
+/** The samples as stack, span labels and values; each must carry the main thread's thread_name, which is left out. */
 function views(profile: EsmProfile): View[] {
-  return sorted(profile.sample.map((s) => ({ stack: functionNamesOf(profile, s).join(' < '), labels: labelsOf(profile, s), values: s.value.map(Number) })));
+  return sorted(
+    profile.sample.map((s) => {
+      const { thread_name: thread, ...labels } = labelsOf(profile, s);
+      assert.equal(thread, 'main');
+      return { stack: functionNamesOf(profile, s).join(' < '), labels, values: s.value.map(Number) };
+    }),
+  );
 }
 
 const A = { span_id: spanA.spanId, span_name: 'GET /users/:id' };
@@ -207,7 +215,7 @@ describe('buildTimeProfiles', () => {
   it('judges a sample by when it was taken on the monotonic clock: a step of the system clock before the stop moves no sample past its span’s end', () => {
     const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', { name: 'GET /' });
     labels.ended('GET /', 10_000_000);
-    const fold = new TimeFold(build({ spanOf: spanOfSample(INTERVAL_US) }));
+    const fold = new TimeFold(spanOfSample(INTERVAL_US));
     /** A tree stopped when the epoch led the monotonic clock by `offset`, its samples taken at monotonic `takenAt` (µs). */
     const stoppedAt = (offset: number, name: string, takenAt: number[]) =>
       fold.add(window([node(name, takenAt.length, takenAt.map((t) => ({ context: labels, timestamp: BigInt(offset + t), cpuTime: MS })))]), offset);
@@ -216,7 +224,7 @@ describe('buildTimeProfiles', () => {
     // The system clock stepped 1.5 s forward, then 0.7 s back, after the span ended.
     stoppedAt(epoch + 1_500_000, 'stepped-forward', [9_500_000, 10_009_000]);
     stoppedAt(epoch - 700_000, 'stepped-back', [9_990_000, 10_011_000, 10_500_000]);
-    const wall = runNow(fold.part().build(FROM_MS, undefined)).get('wall');
+    const wall = runNow(threadsPart([{ name: 'main', fold }], build()).build(FROM_MS, undefined)).get('wall');
     assert.ok(wall);
     const label = { span_id: '1111111111111111', span_name: 'GET /' };
     assert.deepEqual(views(roundTrip(wall)), sorted([
@@ -306,5 +314,87 @@ describe('buildTimeProfiles', () => {
     const whole = runNow(buildTimeProfiles([wide()], FROM_MS, build()));
     assert.ok(turns >= 2000 / 64 - 1, `the event loop turned ${turns} times during the build`);
     for (const type of ['cpu', 'wall'] as const) assert.deepEqual(views(roundTrip(sliced.get(type)!)), views(roundTrip(whole.get(type)!)), type);
+  });
+});
+
+/** A sample at `atUs` (epoch µs, as the sampler stamps them) with `cpuMs` of CPU time. */
+const timed = (context: object | undefined, cpuMs: number, atUs: number): TimeProfileNodeContext => ({ context, timestamp: BigInt(atUs), cpuTime: cpuMs * MS });
+
+/** The CPU profile's samples of one fold as [stack, span name or '-', CPU ms], sorted. */
+function cpuOf(fold: TimeFold, name = 'main'): [string, string, number][] {
+  const cpu = runNow(threadsPart([{ name, fold }], build()).build(FROM_MS, undefined)).get('cpu')!;
+  const decoded = roundTrip(cpu);
+  return decoded.sample
+    .map((s): [string, string, number] => [functionNamesOf(decoded, s).join(' < '), labelsOf(decoded, s).span_name ?? '-', Number(s.value[1]) / MS])
+    .sort((a, b) => `${a[0]}${a[1]}`.localeCompare(`${b[0]}${b[1]}`));
+}
+
+describe('the CPU time of idle and (program) ticks', () => {
+  it('goes to the busy sample just before it: the end of that work, on the thread’s way to waiting', () => {
+    const fold = new TimeFold(spanOf);
+    fold.add(window([node('task', 1, [timed(spanA, 2, 1_000)]), node('(idle)', 2, [timed(undefined, 3, 11_000), timed(undefined, 0.5, 21_000)])]), 0);
+    assert.deepEqual(cpuOf(fold), [
+      ['(idle)', '-', 0.5],
+      ['task', 'GET /users/:id', 5],
+    ]);
+  });
+
+  it('a (program) tick after a busy one is counted with it; one after an idle tick stays out, as before', () => {
+    const fold = new TimeFold(spanOf);
+    fold.add(window([node('(program)', 2, [timed(undefined, 4, 2_000), timed(undefined, 7, 4_000)]), node('task', 1, [timed(spanB, 1, 1_000)]), node('(idle)', 1, [timed(undefined, 0, 3_000)])]), 0);
+    assert.deepEqual(cpuOf(fold), [['task', 'job', 5]]);
+  });
+
+  it('carries over from one tree to the next: the first tick of a gather can end the last one’s work', () => {
+    const fold = new TimeFold(spanOf);
+    fold.add(window([node('task', 1, [timed(spanA, 2, 1_000)])]), 0);
+    fold.add(window([node('(idle)', 1, [timed(undefined, 3, 11_000)])]), 0);
+    assert.deepEqual(cpuOf(fold), [['task', 'GET /users/:id', 5]]);
+  });
+
+  it('after an idle tick, goes to the work the thread says ran in between, under a frame of its own (a task shorter than the interval)', () => {
+    const asked: [number, number][] = [];
+    const fold = new TimeFold(spanOf, (from, to) => {
+      asked.push([from, to]);
+      return spanB;
+    });
+    // The epoch led the monotonic clock by 5 s when the tree was taken: the question is in monotonic time.
+    fold.add(window([node('(idle)', 2, [timed(undefined, 0, 5_001_000), timed(undefined, 4, 5_011_000)])]), 5_000_000);
+    assert.deepEqual(cpuOf(fold), [[WORK_BETWEEN_SAMPLES, 'job', 4]]);
+    assert.deepEqual(asked, [[1_000, 11_000]]);
+  });
+});
+
+describe('threads', () => {
+  it('a worker’s fold, shipped to the main thread and added there, builds the samples it had, each labelled with its thread_name', () => {
+    const worker = new TimeFold(spanOf);
+    worker.add(sampleTree(), 0);
+    const shipment = worker.toShipment();
+    const received = structuredClone(shipment);
+    // On the main thread, the span the worker named is found again by its labels.
+    const byId = new Map([spanA, spanB].map((span) => [span.spanId, span]));
+    const main = new TimeFold(spanOf);
+    main.addShipment(received, (labels) => byId.get(labels.span_id!));
+    main.addShipment(received, (labels) => byId.get(labels.span_id!));
+    const once = cpuOf(worker, 'worker 7');
+    assert.deepEqual(
+      cpuOf(main, 'worker 7'),
+      once.map(([stack, span, cpu]) => [stack, span, 2 * cpu]),
+      'two shipments add up',
+    );
+  });
+
+  it('every thread’s samples in one pprof: the same script ids on two threads are different functions, and each sample says its thread', () => {
+    const mainFold = new TimeFold(spanOf);
+    const workerFold = new TimeFold(spanOf);
+    // Same script id, line and column on both threads, different code.
+    mainFold.add(window([{ ...node('serve', 1, [at(spanA, 1)]), scriptId: 3, lineNumber: 5, columnNumber: 1, scriptName: 'file:///app/server.js' }]), 0);
+    workerFold.add(window([{ ...node('crunch', 1, [at(spanA, 2)]), scriptId: 3, lineNumber: 5, columnNumber: 1, scriptName: 'file:///app/task.js' }]), 0);
+    const cpu = roundTrip(runNow(threadsPart([{ name: 'main', fold: mainFold }, { name: 'cruncher', fold: workerFold }], build()).build(FROM_MS, undefined)).get('cpu')!);
+    const seen = cpu.sample.map((s) => [functionNamesOf(cpu, s).join(' < '), labelsOf(cpu, s).thread_name, labelsOf(cpu, s).span_id]).sort();
+    assert.deepEqual(seen, [
+      ['crunch', 'cruncher', spanA.spanId],
+      ['serve', 'main', spanA.spanId],
+    ]);
   });
 });

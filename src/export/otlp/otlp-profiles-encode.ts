@@ -13,7 +13,7 @@ import { nested, tag, Writer } from './proto-writer.js';
  * types' table names for OTLP (a Profile has one sample type), and one ProfilesDictionary shared by
  * all: every table starts with its zero entry, so that index 0 means "none" (a sample's
  * `link_index` 0 is no span). A sample's span is its link (trace ID and span ID, as bytes); its
- * other labels (`span_name`) are sample attributes.
+ * other labels (`span_name`, `thread_name`) are sample attributes.
  *
  * Written in one pass, in steps (slices.ts): the profiles first, handing out dictionary indices as
  * they meet functions, locations, stacks, links and attributes, then the dictionary, field 2 after

@@ -1,0 +1,105 @@
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../log.js';
+
+/**
+ * Every worker thread the app starts runs the agent's preload. Node runs `--require` preloads in a
+ * worker, but not `--import` ones (the CLI's, and the documented `node --import pyro-run/register`),
+ * and not any preload when the app gives the worker its own `execArgv`. So the Worker constructor
+ * of each thread with an agent adds `--require <register.js>` to the options of every worker it
+ * starts: to the app's `execArgv` when it gives one, else to this thread's (which a worker inherits
+ * when given none).
+ *
+ * A worker refuses Node options that act on the whole process or on V8 (`--max-old-space-size`,
+ * `--expose-gc`: ERR_WORKER_INVALID_EXEC_ARGV) when they are given, though it inherits them; those
+ * are left out of the inherited list, as they act on the worker anyway. A constructor call that
+ * still throws with ours is made again as the app made it, so the app gets its own outcome: that
+ * worker runs without the agent, and from then on no message anywhere carries an envelope
+ * (`unwrapLost`), since that worker could not take it off.
+ */
+
+/** The preload, as a path a worker's `--require` takes. */
+const REGISTER_PATH = fileURLToPath(new URL('../../register.js', import.meta.url));
+/** pyro-run's own scripts (the final flush's worker): started as they are. */
+const OWN_SCRIPTS = new URL('../../', import.meta.url).href;
+const REQUIRE_FLAGS: ReadonlySet<string> = new Set(['--require', '-r']);
+/** ERR_WORKER_INVALID_EXEC_ARGV's message lists the refused options after this (lib/internal/errors.js). */
+const INVALID_LIST = /invalid execArgv flags: (.*)$/;
+
+type WorkerOptions = import('node:worker_threads').WorkerOptions;
+
+export interface SpawnParts {
+  log: Logger;
+  /** A worker was started without the agent. */
+  unwrapLost: () => void;
+  /** A worker the app terminates says no goodbye of its own. */
+  terminated: (threadId: number) => void;
+}
+
+/** Whether `execArgv` already preloads pyro-run with `--require`. */
+export function preloadsAgent(execArgv: readonly string[]): boolean {
+  return execArgv.some((arg, i) => (REQUIRE_FLAGS.has(execArgv[i - 1] ?? '') && arg === REGISTER_PATH) || arg === `--require=${REGISTER_PATH}`);
+}
+
+/** The options refused in a worker, from ERR_WORKER_INVALID_EXEC_ARGV; undefined for any other error. */
+export function refusedOptions(error: unknown): string[] | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return undefined;
+  const listed = INVALID_LIST.exec((error as Error).message)?.[1];
+  return listed === undefined ? undefined : listed.split(', ');
+}
+
+/** `execArgv` with the preload added (last, as --import preloads run after --require ones on the main thread). */
+export function withPreload(execArgv: readonly string[]): string[] {
+  return preloadsAgent(execArgv) ? [...execArgv] : [...execArgv, '--require', REGISTER_PATH];
+}
+
+/** Whether a worker's script is one of pyro-run's own: a file URL (or path) under its folder. */
+function isOwn(script: unknown): boolean {
+  if (script instanceof URL) return script.href.startsWith(OWN_SCRIPTS);
+  return typeof script === 'string' && script.startsWith(fileURLToPath(OWN_SCRIPTS));
+}
+
+/** Makes this thread's Worker constructor start every worker with the preload. */
+export function spawnWithAgent(parts: SpawnParts): void {
+  const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
+  const Worker = threads.Worker;
+  /** Options of this thread's that a worker refuses when they are given: left out of what it inherits. */
+  const refused = new Set<string>();
+  const inherited = () => withPreload(process.execArgv.filter((arg) => !refused.has(arg)));
+
+  const startWith = (target: typeof Worker, args: unknown[], newTarget: unknown, options: WorkerOptions | undefined, execArgv: string[]) =>
+    Reflect.construct(target, [args[0], Object.create(options ?? null, { execArgv: { value: execArgv, enumerable: true } }), ...args.slice(2)], newTarget as typeof Worker) as InstanceType<typeof Worker>;
+
+  threads.Worker = new Proxy(Worker, {
+    construct(target, args, newTarget) {
+      const options = args[1] as WorkerOptions | undefined;
+      if (isOwn(args[0])) return Reflect.construct(target, args, newTarget);
+      if (options !== undefined && (typeof options !== 'object' || options === null || (options.execArgv !== undefined && !Array.isArray(options.execArgv)))) {
+        return Reflect.construct(target, args, newTarget);
+      }
+      const given = options?.execArgv;
+      try {
+        return startWith(target, args, newTarget, options, given ? withPreload(given) : inherited());
+      } catch (error) {
+        const refusedNow = given === undefined ? refusedOptions(error) : undefined;
+        if (refusedNow !== undefined && refusedNow.some((arg) => !refused.has(arg))) {
+          for (const arg of refusedNow) refused.add(arg);
+          try {
+            return startWith(target, args, newTarget, options, inherited());
+          } catch {
+            // Given up below: the worker is started as the app asked.
+          }
+        }
+        const worker = Reflect.construct(target, args, newTarget);
+        parts.unwrapLost();
+        parts.log.warnOnce('worker-spawn', `a worker thread runs without pyro-run (its options could not take the preload: ${error instanceof Error ? error.message : String(error)}); it is not profiled, and messages between threads carry no span from now on`);
+        return worker;
+      }
+    },
+  });
+
+  const stop = Worker.prototype.terminate;
+  Worker.prototype.terminate = function terminate(this: InstanceType<typeof Worker>) {
+    if (this.threadId >= 0) parts.terminated(this.threadId);
+    return Reflect.apply(stop, this, arguments) as Promise<number>;
+  };
+}

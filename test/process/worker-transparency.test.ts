@@ -1,0 +1,120 @@
+/**
+ * Worker threads behave as without pyro-run: messages arrive as posted, however they travel; a
+ * worker started inside a request starts and prints as any other; workers have the globals the main
+ * thread has (a test runner's leak check compares them); workers started with options of their own,
+ * or by a process with V8 options, are profiled too; what workers sampled last is sent when the
+ * process ends; and PYRO_RUN_WORKERS=off leaves workers alone.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fixture, NODE22, NODE26, registerPath, runCli, runNode } from '../support/child.js';
+import { readRecording } from '../support/read-recording.js';
+import { OtlpSpanKind } from '../support/receiver.js';
+import { scratchDirs } from '../support/scratch.js';
+
+const { fresh } = scratchDirs('pyro-run-worker-transparency-');
+const local = (out: string, extra: Record<string, string> = {}) => ({ PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000', ...extra });
+
+/** Runs a fixture bare and with the preload (local mode); both must end 0 with nothing on stderr. */
+async function bareAndWithAgent(script: string, env: Record<string, string> = {}, nodeFlags: string[] = []) {
+  const bare = runNode([...nodeFlags, fixture(script)], { env });
+  const out = fresh();
+  const agent = runNode([...nodeFlags, '--import', registerPath, fixture(script)], { env: { ...env, ...local(out) } });
+  for (const app of [bare, agent]) {
+    const exit = await app.exit();
+    assert.equal(exit.code, 0, app.stderr);
+    assert.equal(app.stderr, '');
+  }
+  return { bare: bare.stdout, agent: agent.stdout, out };
+}
+
+test('messages between threads arrive as posted, inside a request and out, by every way they travel; the work a request’s message asks for carries its span', async () => {
+  const { bare, agent, out } = await bareAndWithAgent('workers/messages.mjs');
+  assert.equal(agent, bare);
+  assert.doesNotMatch(bare, /MISMATCH/);
+  // Per round: 11 messages back from the worker, and 11 checked there as posted, 11 as read from the port, 1 broadcast.
+  assert.equal(bare.match(/ ok$/gm)?.length, 2 * (11 + 11 + 11 + 1));
+  assert.match(bare, /in a request: errors DataCloneError/);
+  const run = readRecording(out);
+  const [request] = run.spans.filter((span) => span.kind === OtlpSpanKind.Server);
+  assert.ok(request, 'the request’s span');
+  const burns = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.some((name) => name.startsWith('burn_')));
+  const inRequest = burns.filter((s) => s.stack.includes('burn_in_a_request'));
+  const atStartup = burns.filter((s) => s.stack.includes('burn_at_startup'));
+  assert.ok(inRequest.length > 0 && atStartup.length > 0, 'both burns sampled');
+  for (const sample of inRequest) assert.deepEqual([sample.labels.thread_name, sample.spanId], ['echo', request.spanId]);
+  for (const sample of atStartup) assert.deepEqual([sample.labels.thread_name, sample.spanId], ['echo', undefined]);
+});
+
+test('a worker has the globals the main thread has: @hapi/lab’s leak check (main against a fresh worker) finds nothing', async () => {
+  const { bare, agent } = await bareAndWithAgent('workers/globals.mjs');
+  assert.equal(bare.trim(), '{"mainOnly":[],"workerOnly":[]}');
+  assert.equal(agent, bare);
+});
+
+test('workers started with options of their own, or none, by a process with V8 options a worker refuses, run the agent and are profiled', async () => {
+  const { bare, agent, out } = await bareAndWithAgent('workers/exec-argv.mjs', {}, ['--max-old-space-size=300', '--expose-gc', '--stack-trace-limit=20']);
+  const ways = ['inherited', 'given', 'empty'];
+  for (const how of ways) {
+    assert.match(bare, new RegExp(`^${how}: agent false$`, 'm'));
+    assert.match(agent, new RegExp(`^${how}: agent true$`, 'm'));
+  }
+  const samples = readRecording(out).profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples);
+  for (const how of ways) {
+    const cpu = samples.filter((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how).reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
+    assert.ok(cpu >= 0.8 * 100e6, `${how}: ${cpu / 1e6} ms of its 100 ms in the profile`);
+  }
+});
+
+test('PYRO_RUN_WORKERS=off: workers run no agent of their own, messages are left alone, and only the main thread is recorded', async () => {
+  const { agent, out } = await bareAndWithAgent('workers/exec-argv.mjs', { PYRO_RUN_WORKERS: 'off' });
+  // A worker started from a file runs the --import preload it inherits (not an eval'd one, nor one given options of its own): the preload does nothing there.
+  for (const how of ['given', 'empty']) assert.match(agent, new RegExp(`^${how}: agent false$`, 'm'));
+  const threads = new Set(readRecording(out).profiles.flatMap((p) => p.samples.map((s) => s.labels.thread_name)));
+  assert.deepEqual([...threads], ['main']);
+  const messages = await bareAndWithAgent('workers/messages.mjs', { PYRO_RUN_WORKERS: 'off' });
+  assert.equal(messages.agent, messages.bare);
+});
+
+for (const end of ['exit', 'signal'] as const) {
+  test(`what a working worker sampled last is sent when the process ends (${end === 'exit' ? 'process.exit()' : 'SIGTERM'})`, async () => {
+    const out = fresh();
+    const app = runNode(['--import', registerPath, fixture('workers/steady.mjs')], { env: { ...local(out, { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '10000' }), END: end } });
+    let worked: number;
+    try {
+      worked = Number((await app.line(/^worked (\d+)$/m))[1]);
+    } catch (error) {
+      // Its worker works until the process ends.
+      app.process.kill('SIGKILL');
+      throw error;
+    }
+    if (end === 'signal') app.process.kill('SIGTERM');
+    const exit = await app.exit();
+    assert.deepEqual(exit.code ?? exit.signal, end === 'exit' ? 0 : 'SIGTERM', app.stderr);
+    assert.equal(app.stderr, '');
+    const cpu = readRecording(out)
+      .profiles.filter((p) => p.type === 'cpu')
+      .flatMap((p) => p.samples)
+      .filter((s) => s.stack.includes('steady_work'))
+      .reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
+    assert.ok(cpu >= 0.8 * worked * 1000, `${cpu / 1e6} ms of the worker's ${worked / 1000} ms in the recording`);
+  });
+}
+
+for (const [major, node] of [
+  [22, NODE22],
+  [26, NODE26],
+] as const) {
+  test(`Node ${major}: a worker's samples carry the span of the request that sent the work, through the CLI`, async () => {
+    const out = fresh();
+    const app = runCli([node, fixture('workers/messages.mjs')], { env: local(out) });
+    const exit = await app.exit();
+    assert.equal(exit.code, 0, app.stderr);
+    assert.doesNotMatch(app.stdout, /MISMATCH/);
+    const run = readRecording(out);
+    const [request] = run.spans.filter((span) => span.kind === OtlpSpanKind.Server);
+    const burns = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('burn_in_a_request'));
+    assert.ok(burns.length > 0);
+    for (const sample of burns) assert.equal(sample.spanId, request?.spanId);
+  });
+}
