@@ -50,10 +50,10 @@ export class Logger {
     return this.said.delete(key);
   }
 
-  /** A line another thread's logger made (redacted, filtered by level there), written as it is. */
+  /** A line another thread's logger made (filtered by level there): scrubbed here, as this logger's own. */
   relay(line: string): void {
     try {
-      this.write(line);
+      this.write(this.redact(line));
     } catch {
       // stderr closed: nothing sensible left to do, and the app must not notice.
     }
@@ -62,7 +62,11 @@ export class Logger {
   private emit(level: Exclude<LogLevel, 'silent'>, message: string): void {
     if (RANK[level] > RANK[this.level]) return;
     const label = level === 'warn' ? 'warning' : level;
-    this.relay(`${PREFIX} ${label}: ${printable(this.redact(message))}\n`);
+    try {
+      this.write(`${PREFIX} ${label}: ${printable(this.redact(message))}\n`);
+    } catch {
+      // stderr closed: nothing sensible left to do, and the app must not notice.
+    }
   }
 }
 

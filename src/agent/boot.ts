@@ -24,6 +24,7 @@ import { SpanLinkProcessor } from '../span-link/processor.js';
 import { slotLinker } from '../span-link/slot-context.js';
 import { startTracing, type Tracing } from '../tracing/tracing.js';
 import { type MainThreadParts, startThreads, type Threads } from '../threads/main-thread.js';
+import type { WorkerSettings } from '../threads/protocol.js';
 import { type Pools, startPoolHooks } from '../threads/pools/index.js';
 
 /** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
@@ -65,6 +66,11 @@ function startProfiling(config: Config, log: Logger, outOfMemory: (window: Profi
     log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
     return undefined;
   }
+}
+
+/** The slice of the config a worker's agent works by. */
+function workerSettings({ profiles, flushIntervalMs, heap, samplingIntervalMicros, traceIdLabel, spanScope, logLevel }: Config): WorkerSettings {
+  return { profiles, flushIntervalMs, heap, samplingIntervalMicros, traceIdLabel, spanScope, logLevel };
 }
 
 function startThreadsOrWarn(parts: MainThreadParts): Threads | undefined {
@@ -112,7 +118,7 @@ export function boot(config: Config, log: Logger): Started {
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
     }
   }
-  const threads = time && config.workers ? startThreadsOrWarn({ time, owner: linking?.owner ?? NO_OWNER, log, pools, tracing: tracing !== undefined }) : undefined;
+  const threads = (time || profiler?.heap) && config.workers ? startThreadsOrWarn({ time, heap: profiler?.heap, owner: linking?.owner ?? NO_OWNER, log, pools, tracing: tracing !== undefined, settings: workerSettings(config) }) : undefined;
   // After tracing: the warm-up's loopback exchange is our own traffic, which only a registered
   // context manager keeps out of the app's own telemetry (the instrumentations' spans and metrics).
   destination.prepare?.();

@@ -91,20 +91,18 @@ function requireWorkerAgent(): typeof import('../threads/worker-agent.js') {
 }
 
 /**
- * The preload in a worker thread (worker-spawn.ts puts it there): the worker's own agent
- * (threads/worker-agent.ts), when the main thread's agent takes workers' samples (it shares what
- * they need through the environment data; without it there is nothing to do). Settings come from
- * the worker's environment, as the main thread's did; their problems were reported there.
+ * The preload in a worker thread (threads/worker-spawn.ts puts it there): the worker's own agent
+ * (threads/worker-agent.ts), when the main thread's agent takes workers' samples. It shares what
+ * they need, its settings among them, through the environment data; without it there is nothing
+ * to do. A worker's log lines are said by the main thread's logger, which scrubs secrets.
  */
-export function startWorker(env: Env = process.env): void {
+export function startWorker(): void {
   const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
   const shared = threads.getEnvironmentData(SHARED_KEY) as ThreadsShared | undefined;
   if (shared === undefined) return;
-  const appEnv = envUnderPm2(env);
-  const { config } = readConfig(appEnv);
-  const log = new Logger(config.logLevel, createRedactor(secretValues(appEnv, config)), (line) => requireWorkerAgent().postToMain({ type: 'log', line }));
+  const log = new Logger(shared.settings.logLevel, undefined, (line) => requireWorkerAgent().postToMain({ type: 'log', line }));
   try {
-    requireWorkerAgent().startWorkerAgent(config, shared, log);
+    requireWorkerAgent().startWorkerAgent(shared, log);
   } catch (error) {
     // Envelopes this worker might not take off are sent no more (message-links.ts).
     Atomics.store(shared.flags, EVERY_THREAD_UNWRAPS, 0);

@@ -1,5 +1,6 @@
 import type { AllocationProfileNodeWithStats } from '@datadog/pprof/out/src/v8-types.js';
 import { buildHeapProfile, type HeapBindings, heapBindings } from './heap-profile.js';
+import { MAIN_THREAD_NAME } from '../wire.js';
 import type { HeapSourceOptions } from './heap-source.js';
 import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
@@ -40,6 +41,6 @@ export class AllocationSource implements ProfileSource {
     if (last) this.bindings = undefined;
     else bindings.startSamplingHeapProfiler(this.options.intervalBytes, this.options.stackDepth, true);
     const { intervalBytes } = this.options;
-    return { build: (from, sourceMapper) => buildHeapProfile('alloc', tree.children, ({ allocObjects, allocSpaceBytes }) => [allocObjects, allocSpaceBytes], from, intervalBytes, sourceMapper) };
+    return { build: (from, sourceMapper) => buildHeapProfile('alloc', [{ thread: MAIN_THREAD_NAME, roots: tree.children }], ({ allocObjects, allocSpaceBytes }) => [allocObjects, allocSpaceBytes], from, intervalBytes, sourceMapper) };
   }
 }

@@ -5,6 +5,7 @@ import type { PprofFormat } from './pprof-format.js';
 import { PprofTables, type StackFrame, stackOf } from './pprof-tables.js';
 import { PROFILE_TYPES, type ProfileType } from './profile-types.js';
 import type { Profile } from './profile-window.js';
+import { LABEL_THREAD_NAME } from '../wire.js';
 
 const require = createRequire(import.meta.url);
 /**
@@ -55,37 +56,48 @@ const NODES_PER_STEP = 16;
 /** A node of V8's sampling heap profile, in either mode: its allocation entries are per object size, or aggregated with stats. */
 export type HeapNode = AllocationProfileNode | AllocationProfileNodeWithStats;
 
+/** One thread's sampled heap: the tree's top frames (the `(root)` node itself is no frame), and the `thread_name` its samples carry. */
+export interface HeapRoots<N extends HeapNode> {
+  thread: string;
+  roots: readonly N[];
+}
+
 /**
  * The pprof of a sampling heap profile, in steps: one sample per allocation entry of a node,
  * valued as `valuesOf` reads it (objects, bytes) — V8's counts are already scaled from the samples
- * to the whole heap, as @datadog/pprof's serializer takes them, so nothing is scaled here. `roots`
- * are the tree's top frames (the `(root)` node itself is no frame).
+ * to the whole heap, as @datadog/pprof's serializer takes them, so nothing is scaled here. Every
+ * thread's tree in one profile, each sample labelled with its thread (the main thread's first;
+ * script ids are numbered per thread, so each thread's frames are scoped apart).
  */
 export function* buildHeapProfile<N extends HeapNode>(
   type: ProfileType,
-  roots: readonly N[],
+  threads: readonly HeapRoots<N>[],
   valuesOf: (entry: N['allocations'][number]) => [number, number],
   from: number,
   intervalBytes: number,
   sourceMapper?: SourceMapper,
 ): Generator<void, Map<ProfileType, Profile>> {
   const tables = new PprofTables(sourceMapper);
-  const { Profile, Sample } = tables.format;
+  const { Profile, Sample, Label } = tables.format;
   const samples: InstanceType<PprofFormat['Sample']>[] = [];
-  const pending: { node: N; parent: StackFrame | undefined }[] = roots.map((node) => ({ node, parent: undefined }));
   let handled = 0;
-  while (pending.length > 0) {
-    const { node, parent } = pending.pop()!;
-    const frame: StackFrame = { locationId: tables.locationOf(node), parent };
-    if (node.allocations.length > 0) {
-      const stack = stackOf(frame);
-      for (const entry of node.allocations as N['allocations'][number][]) {
-        const value = valuesOf(entry);
-        if (value[0] !== 0 || value[1] !== 0) samples.push(new Sample({ locationId: stack, value }));
+  for (const [index, { thread, roots }] of threads.entries()) {
+    const label = [new Label({ key: tables.strings.dedup(LABEL_THREAD_NAME), str: tables.strings.dedup(thread) })];
+    const scope = index === 0 ? '' : `t${index}/`;
+    const pending: { node: N; parent: StackFrame | undefined }[] = roots.map((node) => ({ node, parent: undefined }));
+    while (pending.length > 0) {
+      const { node, parent } = pending.pop()!;
+      const frame: StackFrame = { locationId: tables.locationOf(node, scope), parent };
+      if (node.allocations.length > 0) {
+        const stack = stackOf(frame);
+        for (const entry of node.allocations as N['allocations'][number][]) {
+          const value = valuesOf(entry);
+          if (value[0] !== 0 || value[1] !== 0) samples.push(new Sample({ locationId: stack, value, label }));
+        }
       }
+      for (const child of node.children as N[]) pending.push({ node: child, parent: frame });
+      if (++handled % NODES_PER_STEP === 0) yield;
     }
-    for (const child of node.children as N[]) pending.push({ node: child, parent: frame });
-    if (++handled % NODES_PER_STEP === 0) yield;
   }
   const info = PROFILE_TYPES[type];
   const profile = new Profile({

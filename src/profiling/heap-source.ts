@@ -2,7 +2,9 @@ import type { PerformanceObserver } from 'node:perf_hooks';
 import type { AllocationProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { buildHeapProfile, type HeapBindings, heapBindings } from './heap-profile.js';
 import type { ProfileSource } from './profile-source.js';
-import type { WindowPart } from './profile-window.js';
+import type { OtherThread, WindowPart } from './profile-window.js';
+
+import { MAIN_THREAD_NAME } from '../wire.js';
 
 /**
  * CallbackMode.Interrupt of @datadog/pprof: the callback runs at the limit even in code that never
@@ -59,6 +61,8 @@ export class HeapSource implements ProfileSource {
   private readThisWindow = false;
   /** Whether the heap limit is watched: the profile of that moment will be handed to `outOfMemory`. */
   watchesOutOfMemory = false;
+  /** Other threads' latest heaps (the workers'), by thread. */
+  private readonly others = new Map<number, { thread: string; tree: AllocationProfileNode }>();
 
   constructor(private readonly options: HeapSourceOptions) {}
 
@@ -100,6 +104,15 @@ export class HeapSource implements ProfileSource {
   }
 
   cut(last: boolean): WindowPart | undefined {
+    const snapshot = this.take(last);
+    return snapshot && this.partOf(snapshot);
+  }
+
+  /**
+   * The heap as of the window's first full collection (else now), and the next window begins;
+   * with `last`, sampling stops for good. Undefined when not sampling.
+   */
+  take(last: boolean): Snapshot | undefined {
     const bindings = this.bindings;
     if (bindings === undefined) return undefined;
     const snapshot = this.afterCollection ?? this.snapshot(bindings);
@@ -111,11 +124,17 @@ export class HeapSource implements ProfileSource {
     } else {
       this.watchCollections();
     }
-    return this.partOf(snapshot);
+    return snapshot;
+  }
+
+  /** The latest heap another thread sent (its own memory: no external part), in this thread's windows until it ends. */
+  setThread(thread: OtherThread, tree: AllocationProfileNode | undefined): void {
+    if (tree === undefined) this.others.delete(thread.key);
+    else this.others.set(thread.key, { thread: thread.name, tree });
   }
 
   private partOf(snapshot: Snapshot): WindowPart {
-    return inUsePart(snapshot, this.options.intervalBytes);
+    return inUsePart([{ thread: MAIN_THREAD_NAME, snapshot }, ...[...this.others.values()].map(({ thread, tree }) => ({ thread, snapshot: { tree, externalBytes: 0 } }))], this.options.intervalBytes);
   }
 
   private watchCollections(): void {
@@ -133,12 +152,13 @@ function snapshotOf(tree: AllocationProfileNode): Snapshot {
 }
 
 /**
- * A heap snapshot as a window part: one sample per object size of a node, valued [objects,
- * bytes]; memory outside V8's heap (Buffers, ArrayBuffers) is one `(external)` frame, as
- * @datadog/pprof shows it.
+ * Heap snapshots as a window part, one per thread (the main thread's first): one sample per object
+ * size of a node, valued [objects, bytes]; memory outside V8's heap (Buffers, ArrayBuffers, the
+ * process's: the main thread's snapshot has it) is one `(external)` frame, as @datadog/pprof shows
+ * it.
  */
-export function inUsePart({ tree, externalBytes }: Snapshot, intervalBytes: number): WindowPart {
-  const roots = externalBytes > 0 ? [...tree.children, externalNode(externalBytes)] : tree.children;
+export function inUsePart(threads: readonly { thread: string; snapshot: Snapshot }[], intervalBytes: number): WindowPart {
+  const roots = threads.map(({ thread, snapshot: { tree, externalBytes } }) => ({ thread, roots: externalBytes > 0 ? [...tree.children, externalNode(externalBytes)] : tree.children }));
   return { build: (from, sourceMapper) => buildHeapProfile('heap', roots, ({ sizeBytes, count }) => [count, sizeBytes * count], from, intervalBytes, sourceMapper) };
 }
 

@@ -25,6 +25,14 @@ export interface WindowPart {
   readonly labelled?: ReadonlySet<SampleLabels>;
 }
 
+/** A thread other than the one recording whose samples its windows carry too (a worker's). */
+export interface OtherThread {
+  /** Tells threads apart (the thread id). */
+  key: number;
+  /** Its `thread_name`. */
+  name: string;
+}
+
 /** One flush interval of profiling: every source's part, cut together. */
 export interface ProfileWindow {
   /** Epoch milliseconds. */

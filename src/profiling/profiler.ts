@@ -94,6 +94,11 @@ export class Profiler {
     return { from: stepped ? until - Math.round(lasted) : this.windowStart, until };
   }
 
+  /** The in-use heap sampler, when the heap profile is on. */
+  get heap(): HeapSource | undefined {
+    return this.sources.find((source): source is HeapSource => source instanceof HeapSource);
+  }
+
   /** Whether a heap sampler watches the heap limit (to hand over the profile of that moment). */
   get watchesOutOfMemory(): boolean {
     return this.sources.some((source) => source instanceof HeapSource && source.watchesOutOfMemory);

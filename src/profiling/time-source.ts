@@ -3,7 +3,7 @@ import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
 import { type FrameSlot, type GlobalSlot, Sampler } from './sampler.js';
 import type { FoldShipment, ShippedLabels } from './fold-shipment.js';
-import type { SampleLabels } from './profile-window.js';
+import type { OtherThread, SampleLabels } from './profile-window.js';
 import { type ThreadFold, type TimeBuild, TimeFold, threadsPart } from './time-profile.js';
 import { MAIN_THREAD_NAME } from '../wire.js';
 
@@ -13,14 +13,6 @@ const PPROF_ACF = '@datadog/pprof/out/src/async-context-frame.js';
 
 export interface TimeSourceOptions extends TimeBuild {
   flushIntervalMs: number;
-}
-
-/** A thread other than this one whose samples this source's windows carry too. */
-export interface OtherThread {
-  /** Tells threads apart (the thread id). */
-  key: number;
-  /** Its `thread_name`. */
-  name: string;
 }
 
 /** Shipped folds hold no raw trees: their samples' owners came with them. */

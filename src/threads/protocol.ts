@@ -1,3 +1,5 @@
+import type { LogLevel, ProfileType, SpanScope } from '../config.js';
+import type { AllocationProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import type { FoldShipment } from '../profiling/fold-shipment.js';
 
 /**
@@ -31,6 +33,18 @@ export interface ThreadsShared {
   flags: Int32Array;
   /** Whether the main thread traces: then a worker's agent links the spans of the app's own tracing in the worker (worker-otel.ts). */
   tracing: boolean;
+  /** The main thread's settings a worker's agent works by: the same in every thread, whatever environment the app gives a worker. */
+  settings: WorkerSettings;
+}
+
+export interface WorkerSettings {
+  profiles: readonly ProfileType[];
+  flushIntervalMs: number;
+  heap: { intervalBytes: number; stackDepth: number };
+  samplingIntervalMicros: number;
+  traceIdLabel: boolean;
+  spanScope: SpanScope;
+  logLevel: LogLevel;
 }
 export const EVERY_THREAD_UNWRAPS = 0;
 export const COLLECT = 1;
@@ -42,6 +56,8 @@ export type ToMain =
   | { type: 'hello'; thread: number }
   /** Its samples since the last shipment, with the thread's name for its `thread_name`. */
   | { type: 'samples'; thread: number; name: string; shipment: FoldShipment }
+  /** Its heap in use (the heap profile), as of its latest full collection: once a window. */
+  | { type: 'heap'; thread: number; name: string; tree: AllocationProfileNode }
   /** A line for pyro-run's log (said once for the process however many workers say it). */
   | { type: 'log'; line: string }
   | { type: 'bye'; thread: number };

@@ -1,7 +1,8 @@
 import type { ShippedLabels } from '../profiling/fold-shipment.js';
 import type { SampleLabels } from '../profiling/profile-window.js';
+import type { AllocationProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import type { FoldShipment } from '../profiling/fold-shipment.js';
-import type { OtherThread } from '../profiling/time-source.js';
+import type { OtherThread } from '../profiling/profile-window.js';
 import { COLLECT, COLLECTED, HUB_CHANNEL, isOwn, type ToMain } from './protocol.js';
 
 /** How long the final flush waits for the workers to ship what they sampled last: a worker busy in a long synchronous task cannot answer, and its last second is lost. */
@@ -14,6 +15,8 @@ export interface HubParts {
   addShipment(thread: OtherThread, shipment: FoldShipment, spanOfLabels: (labels: ShippedLabels) => SampleLabels | undefined): void;
   /** The main thread's labels of the spans the workers' samples name. */
   labelsOf(labels: ShippedLabels): SampleLabels | undefined;
+  /** A worker's latest heap, for the heap profile's windows; undefined once it ended. */
+  setHeap(thread: OtherThread, tree: AllocationProfileNode | undefined): void;
   /** The shared COLLECTED counter's array (protocol.ts). */
   flags: Int32Array;
   /** Writes a line to pyro-run's log (stderr). */
@@ -47,6 +50,7 @@ export class ThreadHub {
   /** A worker the app terminated: it says no goodbye of its own. */
   forget(thread: number): void {
     this.live.delete(thread);
+    this.parts.setHeap({ key: thread, name: '' }, undefined);
   }
 
   take(message: ToMain): void {
@@ -57,32 +61,38 @@ export class ThreadHub {
       case 'samples':
         this.parts.addShipment({ key: message.thread, name: message.name }, message.shipment, (labels) => this.parts.labelsOf(labels));
         break;
+      case 'heap':
+        this.parts.setHeap({ key: message.thread, name: message.name }, message.tree);
+        break;
       case 'log':
         if (this.said.has(message.line)) break;
         if (this.said.size < MAX_LINES) this.said.add(message.line);
         this.parts.write(message.line);
         break;
       case 'bye':
-        this.live.delete(message.thread);
+        this.forget(message.thread);
         break;
     }
   }
 
   /** At exit, where the loop no longer turns: asks, waits on the counter, then reads what came. */
   collectSync(deadlineAt: number): void {
-    if (this.live.size === 0) return;
-    const asked = this.ask(deadlineAt);
-    for (let wait = this.nextWait(asked); wait !== undefined; wait = this.nextWait(asked)) Atomics.wait(this.parts.flags, COLLECTED, wait.answered, wait.ms);
+    if (this.live.size > 0) {
+      const asked = this.ask(deadlineAt);
+      for (let wait = this.nextWait(asked); wait !== undefined; wait = this.nextWait(asked)) Atomics.wait(this.parts.flags, COLLECTED, wait.answered, wait.ms);
+    }
+    // What workers that ended sent last may not have been delivered yet.
     this.drain();
   }
 
   /** The same where the loop still turns. */
   async collectAsync(deadlineAt: number): Promise<void> {
-    if (this.live.size === 0) return;
-    const asked = this.ask(deadlineAt);
-    for (let wait = this.nextWait(asked); wait !== undefined; wait = this.nextWait(asked)) {
-      const waited = Atomics.waitAsync(this.parts.flags, COLLECTED, wait.answered, wait.ms);
-      if (waited.async) await waited.value;
+    if (this.live.size > 0) {
+      const asked = this.ask(deadlineAt);
+      for (let wait = this.nextWait(asked); wait !== undefined; wait = this.nextWait(asked)) {
+        const waited = Atomics.waitAsync(this.parts.flags, COLLECTED, wait.answered, wait.ms);
+        if (waited.async) await waited.value;
+      }
     }
     this.drain();
   }

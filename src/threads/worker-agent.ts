@@ -1,11 +1,11 @@
 import { type Logger, reason } from '../log.js';
+import { HeapSource } from '../profiling/heap-source.js';
 import { TimeSource } from '../profiling/time-source.js';
 import { frameLinker } from '../span-link/frame-context.js';
 import { fitLabelValue, LabelRegistry, spanOfSample } from '../span-link/labels.js';
 import { NO_OWNER, type SampleOwner } from '../span-link/linking.js';
 import { slotLinker } from '../span-link/slot-context.js';
 import { MAIN_THREAD_NAME } from '../wire.js';
-import type { ProfileType, SpanScope } from '../config.js';
 import { COLLECT, COLLECTED, HUB_CHANNEL, OWN, type Own, type ThreadsShared, type ToMain } from './protocol.js';
 import { RecentWork } from './recent-work.js';
 import { SpanDirectory } from './span-directory.js';
@@ -28,13 +28,6 @@ const SHIP_EVERY_MS = 1000;
  */
 const SHIP_AFTER_POST_MS = 250;
 
-export interface WorkerAgentConfig {
-  profiles: readonly ProfileType[];
-  samplingIntervalMicros: number;
-  traceIdLabel: boolean;
-  spanScope: SpanScope;
-}
-
 /** The name a worker's samples carry: its `name` option, else `worker <threadId>` (Node 24+ names unnamed workers `WorkerThread`). */
 export function workerThreadName(threadId: number, threadName: string | undefined): string {
   return threadName && threadName !== 'WorkerThread' && threadName !== MAIN_THREAD_NAME ? fitLabelValue(threadName) : `worker ${threadId}`;
@@ -47,7 +40,8 @@ export function workerThreadName(threadId: number, threadName: string | undefine
  * exports them with its own, labelled with the worker's `thread_name`. The workers it starts run
  * the preload too.
  */
-export function startWorkerAgent(config: WorkerAgentConfig, shared: ThreadsShared, log: Logger): void {
+export function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
+  const config = shared.settings;
   const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
   const thread = threads.threadId;
   const name = workerThreadName(thread, (threads as { threadName?: string }).threadName);
@@ -81,6 +75,19 @@ export function startWorkerAgent(config: WorkerAgentConfig, shared: ThreadsShare
     }
   }
 
+  let heap: HeapSource | undefined;
+  if (config.profiles.includes('heap')) {
+    try {
+      heap = new HeapSource(config.heap);
+      heap.start();
+    } catch (error) {
+      heap = undefined;
+      log.warnOnce('worker-heap', `the heap profile is unavailable in worker threads (${reason(error)}); the main thread's goes on`);
+    }
+  }
+  /** When the worker's heap last went to the main thread: at the first shipment, then once a window, and at the end. */
+  let heapShippedAt = Number.NEGATIVE_INFINITY;
+
   const directory = new SpanDirectory();
   let lastShipAt = performance.now();
   let soon: NodeJS.Timeout | undefined;
@@ -90,12 +97,17 @@ export function startWorkerAgent(config: WorkerAgentConfig, shared: ThreadsShare
       const shipment = time?.ship(last);
       directory.sweep();
       if (shipment) postToMain({ type: 'samples', thread, name, shipment });
+      if (heap !== undefined && (last || lastShipAt - heapShippedAt >= config.flushIntervalMs)) {
+        heapShippedAt = lastShipAt;
+        const snapshot = heap.take(last);
+        if (snapshot) postToMain({ type: 'heap', thread, name, tree: snapshot.tree });
+      }
     } catch (error) {
       log.warnOnce('worker-ship', `could not hand a worker thread's samples over: ${reason(error)}`);
     }
   };
   const shipAfterPost = (): void => {
-    if (time === undefined) return;
+    if (time === undefined && heap === undefined) return;
     const wait = lastShipAt + SHIP_AFTER_POST_MS - performance.now();
     if (wait <= 0) {
       clearTimeout(soon);
@@ -113,7 +125,7 @@ export function startWorkerAgent(config: WorkerAgentConfig, shared: ThreadsShare
 
   hookThread({ shared, owner, directory, log, ownLabels: () => undefined, afterPost: shipAfterPost, terminated: (id) => postToMain({ type: 'bye', thread: id }) });
   postToMain({ type: 'hello', thread });
-  if (time === undefined) return;
+  if (time === undefined && heap === undefined) return;
 
   const every = setInterval(() => ship(false), SHIP_EVERY_MS);
   every.unref();

@@ -43,7 +43,7 @@ export function readRun(dir: string): Recording {
   const profiles = readdirSync(path.join(dir, 'profiles'))
     .filter((name) => !name.startsWith('.'))
     .map((name) => {
-      const match = name.match(/^(\d{6})-(cpu|wall)\.pb\.gz$/);
+      const match = name.match(/^(\d{6})-(cpu|wall|heap|alloc)\.pb\.gz$/);
       assert.ok(match, `unexpected profile file ${name}`);
       const bytes = readFileSync(path.join(dir, 'profiles', name));
       bytesOnDisk += bytes.byteLength;

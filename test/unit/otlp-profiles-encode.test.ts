@@ -50,7 +50,7 @@ function heapTree(): AllocationProfileNode {
 function windowProfiles(): Map<ProfileType, Profile> {
   const spanOf = ({ context }: TimeProfileNodeContext) => (context instanceof SpanLabels ? context : undefined);
   const profiles = runNow(buildTimeProfiles([timeTree()], FROM_MS, { intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: true }));
-  for (const [type, profile] of runNow(inUsePart({ tree: heapTree(), externalBytes: 0 }, 524_288).build(FROM_MS, undefined))) profiles.set(type, profile);
+  for (const [type, profile] of runNow(inUsePart([{ thread: 'main', snapshot: { tree: heapTree(), externalBytes: 0 } }], 524_288).build(FROM_MS, undefined))) profiles.set(type, profile);
   return profiles;
 }
 
