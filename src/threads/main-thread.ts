@@ -54,7 +54,7 @@ export function startThreads(parts: MainThreadParts): Threads {
     owner: parts.owner,
     directory,
     log: parts.log,
-    submitter: parts.pools && ((message) => parts.pools!.submitter(message)),
+    submitter: parts.pools?.submitter,
     ownLabels: () => parts.owner.current(),
     terminated: (id) => hub.forget(id),
     ownMessages: (message) => hub.take(message),

@@ -6,7 +6,7 @@ import type { SpanDirectory } from './span-directory.js';
 
 /**
  * Work a thread does for a message carries the span of whoever posted it. A message posted while a
- * span runs (or a pool's task submitted in one, pools.ts) crosses in an envelope that holds the
+ * span runs (or a pool's task submitted in one, pools/) crosses in an envelope that holds the
  * span's labels; the receiving thread takes the envelope off before anything of the app's sees the
  * message, and runs the app's listeners with the span's labels on the samples:
  *
@@ -27,7 +27,11 @@ import type { SpanDirectory } from './span-directory.js';
 const ENVELOPE = '\u0000pyro-run:span:1';
 type Envelope = [typeof ENVELOPE, ShippedLabels, unknown];
 
-const isPlainObject = (value: unknown): value is object => typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+const isPlainObject = (value: unknown): value is object => {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
 const isEnvelope = (value: unknown): value is Envelope => Array.isArray(value) && value.length === 3 && value[0] === ENVELOPE;
 
 /** Where Node's MessagePort dispatches a message to its listeners (lib/internal/event_target.js). */
@@ -36,18 +40,12 @@ const HYBRID_DISPATCH = Symbol.for('nodejs.internal.kHybridDispatch');
 type Dispatch = (this: unknown, value: unknown, type: string, event: unknown) => unknown;
 type PostMessage = (this: unknown, ...args: unknown[]) => unknown;
 
-export interface MessageLinks {
-  /** The labels a message posted now carries: a pool's task carries those of whoever submitted it (pools/). */
-  sender(message: unknown): SpanLabels | undefined;
-}
-
-
 export interface MessageLinkParts {
   owner: SampleOwner;
   directory: SpanDirectory;
   /** Whether envelopes may be sent: every thread takes them off. */
   mayWrap: () => boolean;
-  /** Who submitted a pool's task, by the task the message holds (pools.ts). */
+  /** Who submitted a pool's task, by the task the message holds (pools/). */
   submitter: (message: unknown) => SpanLabels | undefined;
   /** The labels the app's own tracing says run now, for a message read without an envelope. */
   ownLabels: () => SpanLabels | undefined;
@@ -61,13 +59,13 @@ export interface MessageLinkParts {
 const RECEIVING_PORTS = Symbol.for('nodejs.internal.kCurrentlyReceivingPorts');
 
 /**
- * Installs both directions in this thread; returns what the pool hooks use. Only ports the app
+ * Installs both directions in this thread. Only ports the app
  * holds carry envelopes: a Worker's (its `postMessage`), a worker's `parentPort`, the ports of the
  * MessageChannels the app makes (the exported constructor marks them) and the ports it receives
  * from another thread. Node's own ports — a worker's start-up, its stdio — are left alone: they are
  * made by Node's internal MessageChannel, and the receiving side reads them before any preload.
  */
-export function linkMessages(parts: MessageLinkParts): MessageLinks {
+export function linkMessages(parts: MessageLinkParts): void {
   const { owner, directory, mayWrap, submitter, ownLabels, afterPost, ownMessages } = parts;
   const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
   const { MessagePort } = threads;
@@ -134,6 +132,4 @@ export function linkMessages(parts: MessageLinkParts): MessageLinks {
     owner.enter(directory.labelsOf(received.message[1]));
     return { message };
   } as typeof receive;
-
-  return { sender };
 }

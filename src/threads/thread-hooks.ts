@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { SpanLabels } from '../span-link/labels.js';
 import type { SampleOwner } from '../span-link/linking.js';
-import { linkMessages, type MessageLinks } from './message-links.js';
+import { linkMessages } from './message-links.js';
 import { EVERY_THREAD_UNWRAPS, type ThreadsShared, type ToMain } from './protocol.js';
 import type { SpanDirectory } from './span-directory.js';
 import { spawnWithAgent } from './worker-spawn.js';
@@ -28,9 +28,9 @@ export interface ThreadHookParts {
  * (message-links.ts), and the workers it starts run the preload (worker-spawn.ts). The patched
  * exports of node:worker_threads are pushed to its ES module namespace, for apps that import it.
  */
-export function hookThread(parts: ThreadHookParts): MessageLinks {
+export function hookThread(parts: ThreadHookParts): void {
   const { flags } = parts.shared;
-  const links = linkMessages({
+  linkMessages({
     owner: parts.owner,
     directory: parts.directory,
     mayWrap: () => Atomics.load(flags, EVERY_THREAD_UNWRAPS) === 1,
@@ -41,5 +41,4 @@ export function hookThread(parts: ThreadHookParts): MessageLinks {
   });
   spawnWithAgent({ log: parts.log, unwrapLost: () => Atomics.store(flags, EVERY_THREAD_UNWRAPS, 0), terminated: parts.terminated });
   (process.getBuiltinModule('node:module') as typeof import('node:module')).syncBuiltinESMExports();
-  return links;
 }

@@ -45,50 +45,13 @@ export function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
   const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
   const thread = threads.threadId;
   const name = workerThreadName(thread, (threads as { threadName?: string }).threadName);
-
-  let time: TimeSource | undefined;
-  // Without a sampler that links, the worker still takes envelopes off.
-  let owner: SampleOwner = NO_OWNER;
   const recent = new RecentWork();
-  const types = config.profiles.filter((type) => type === 'cpu' || type === 'wall');
-  if (types.length > 0) {
-    try {
-      time = new TimeSource({
-        types,
-        intervalMicros: config.samplingIntervalMicros,
-        flushIntervalMs: SHIP_EVERY_MS,
-        traceIdLabel: config.traceIdLabel,
-        spanOf: spanOfSample(config.samplingIntervalMicros),
-        workBetween: (from, to) => recent.between(from, to),
-      });
-      time.start();
-      const registry = new LabelRegistry();
-      const frameSlot = time.frameSlot;
-      if (time.linksSamples) {
-        const linking = frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, time.globalSlot);
-        owner = recent.recording(linking.owner);
-        if (shared.tracing) watchWorkerOtel(registry, linking.linkContext, config.spanScope, log);
-      }
-    } catch (error) {
-      time = undefined;
-      log.warnOnce('worker-profiler', `profiler unavailable in worker threads (${reason(error)}); they run unprofiled`);
-    }
-  }
+  const { time, owner } = startSampling(shared, recent, log);
+  const heap = startHeap(config, log);
+  const directory = new SpanDirectory();
 
-  let heap: HeapSource | undefined;
-  if (config.profiles.includes('heap')) {
-    try {
-      heap = new HeapSource(config.heap);
-      heap.start();
-    } catch (error) {
-      heap = undefined;
-      log.warnOnce('worker-heap', `the heap profile is unavailable in worker threads (${reason(error)}); the main thread's goes on`);
-    }
-  }
   /** When the worker's heap last went to the main thread: at the first shipment, then once a window, and at the end. */
   let heapShippedAt = Number.NEGATIVE_INFINITY;
-
-  const directory = new SpanDirectory();
   let lastShipAt = performance.now();
   let soon: NodeJS.Timeout | undefined;
   const ship = (last: boolean): void => {
@@ -106,8 +69,9 @@ export function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
       log.warnOnce('worker-ship', `could not hand a worker thread's samples over: ${reason(error)}`);
     }
   };
+  const sampling = time !== undefined || heap !== undefined;
   const shipAfterPost = (): void => {
-    if (time === undefined && heap === undefined) return;
+    if (!sampling) return;
     const wait = lastShipAt + SHIP_AFTER_POST_MS - performance.now();
     if (wait <= 0) {
       clearTimeout(soon);
@@ -123,10 +87,10 @@ export function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
     soon.unref();
   };
 
+  // Even without a sampler, the worker takes envelopes off and starts its workers with the preload.
   hookThread({ shared, owner, directory, log, ownLabels: () => undefined, afterPost: shipAfterPost, terminated: (id) => postToMain({ type: 'bye', thread: id }) });
+  if (!sampling) return;
   postToMain({ type: 'hello', thread });
-  if (time === undefined && heap === undefined) return;
-
   const every = setInterval(() => ship(false), SHIP_EVERY_MS);
   every.unref();
   answerCollects(shared.flags, () => ship(false));
@@ -137,6 +101,45 @@ export function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
     ship(true);
     postToMain({ type: 'bye', thread });
   });
+}
+
+/** The CPU and wall sampler, and the linking of its samples to spans (none where it cannot start: the owner then labels nothing). */
+function startSampling(shared: ThreadsShared, recent: RecentWork, log: Logger): { time: TimeSource | undefined; owner: SampleOwner } {
+  const config = shared.settings;
+  const types = config.profiles.filter((type) => type === 'cpu' || type === 'wall');
+  if (types.length === 0) return { time: undefined, owner: NO_OWNER };
+  try {
+    const time = new TimeSource({
+      types,
+      intervalMicros: config.samplingIntervalMicros,
+      flushIntervalMs: SHIP_EVERY_MS,
+      traceIdLabel: config.traceIdLabel,
+      spanOf: spanOfSample(config.samplingIntervalMicros),
+      workBetween: (from, to) => recent.between(from, to),
+    });
+    time.start();
+    if (!time.linksSamples) return { time, owner: NO_OWNER };
+    const registry = new LabelRegistry();
+    const linking = time.frameSlot ? frameLinker(registry, time.frameSlot) : slotLinker(registry, time.globalSlot);
+    if (shared.tracing) watchWorkerOtel(registry, linking.linkContext, config.spanScope, log);
+    return { time, owner: recent.recording(linking.owner) };
+  } catch (error) {
+    log.warnOnce('worker-profiler', `profiler unavailable in worker threads (${reason(error)}); they run unprofiled`);
+    return { time: undefined, owner: NO_OWNER };
+  }
+}
+
+/** The heap sampler, when the heap profile is on. */
+function startHeap(config: ThreadsShared['settings'], log: Logger): HeapSource | undefined {
+  if (!config.profiles.includes('heap')) return undefined;
+  try {
+    const heap = new HeapSource(config.heap);
+    heap.start();
+    return heap;
+  } catch (error) {
+    log.warnOnce('worker-heap', `the heap profile is unavailable in worker threads (${reason(error)}); the main thread's goes on`);
+    return undefined;
+  }
 }
 
 /** Whenever the main thread asks (protocol.ts COLLECT), ships and counts itself in. Waiting keeps no thread alive. */

@@ -61,10 +61,10 @@ test('workers started with options of their own, or none, or an environment of t
   }
   const samples = readRecording(out).profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples);
   for (const how of ways) {
-    const cpu = samples.filter((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how).reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
-    // Profiled at all, and for most of it: four workers burn at once on the test machine's cores, and
-    // what a worker's sampler misses at the end of its short life is its last interval's worth.
-    assert.ok(cpu >= 0.5 * 100e6, `${how}: ${cpu / 1e6} ms of its 100 ms in the profile`);
+    assert.ok(samples.some((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how), `${how}: its function under its name`);
+    // The whole thread's CPU: its collections are under their own frame.
+    const cpu = samples.filter((s) => s.labels.thread_name === how).reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
+    assert.ok(cpu >= 0.8 * 100e6, `${how}: ${cpu / 1e6} ms of its 100 ms in the profile`);
   }
 });
 
@@ -97,8 +97,9 @@ for (const end of ['exit', 'signal'] as const) {
     const cpu = readRecording(out)
       .profiles.filter((p) => p.type === 'cpu')
       .flatMap((p) => p.samples)
-      .filter((s) => s.stack.includes('steady_work'))
+      .filter((s) => s.labels.thread_name !== 'main')
       .reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
+    // All of the worker's CPU: its collections, under their own frame, take a share of its steady work.
     assert.ok(cpu >= 0.8 * worked * 1000, `${cpu / 1e6} ms of the worker's ${worked / 1000} ms in the recording`);
   });
 }
