@@ -10,7 +10,6 @@ import { Logger, reason } from '../log.js';
 import { createRedactor } from '../util/redact.js';
 import { proxyCredentials } from '../export/transport/proxy.js';
 import type { Started } from './agent.js';
-import { EVERY_THREAD_UNWRAPS, SHARED_KEY, type ThreadsShared } from '../threads/protocol.js';
 
 /** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */
 const MIN_NODE: readonly [number, number] = [22, 15];
@@ -91,23 +90,11 @@ function requireWorkerAgent(): typeof import('../threads/worker-agent.js') {
 }
 
 /**
- * The preload in a worker thread (threads/worker-spawn.ts puts it there): the worker's own agent
- * (threads/worker-agent.ts), when the main thread's agent takes workers' samples. It shares what
- * they need, its settings among them, through the environment data; without it there is nothing
- * to do. A worker's log lines are said by the main thread's logger, which scrubs secrets.
+ * The main thread's preload loaded in a worker thread (the app's own `--require`, a file worker
+ * inheriting `--import`): the worker's own agent, as the worker's preload starts it.
  */
 export function startWorker(): void {
-  const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
-  const shared = threads.getEnvironmentData(SHARED_KEY) as ThreadsShared | undefined;
-  if (shared === undefined) return;
-  const log = new Logger(shared.settings.logLevel, undefined, (line) => requireWorkerAgent().postToMain({ type: 'log', line }));
-  try {
-    requireWorkerAgent().startWorkerAgent(shared, log);
-  } catch (error) {
-    // Envelopes this worker might not take off are sent no more (message-links.ts).
-    Atomics.store(shared.flags, EVERY_THREAD_UNWRAPS, 0);
-    log.warnOnce('worker-agent', `could not start in a worker thread (${reason(error)}); it runs without profiling`);
-  }
+  requireWorkerAgent().startWorker();
 }
 
 /** Every secret value the logger must never print, from the env as given and as configured. */

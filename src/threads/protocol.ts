@@ -17,6 +17,12 @@ import type { FoldShipment } from '../profiling/fold-shipment.js';
 export const HUB_CHANNEL = 'pyro-run:threads:1:hub';
 /** The environment data key of `ThreadsShared`: set by the main thread's agent, absent without one. */
 export const SHARED_KEY = 'pyro-run:threads:1';
+/**
+ * The environment data key of the `execArgv` a worker would have had without pyro-run: set for
+ * each worker as it is made (worker-spawn.ts); the worker's preload makes it the worker's
+ * `process.execArgv` again and drops the key.
+ */
+export const EXEC_ARGV_KEY = 'pyro-run:threads:1:execArgv';
 /** First element of a message between agents: `[OWN, message]`; an app cannot make one by chance (the NUL). */
 export const OWN = '\u0000pyro-run:own:1';
 export type Own = [typeof OWN, ToMain];

@@ -1,4 +1,4 @@
-import { type Logger, reason } from '../log.js';
+import { Logger, reason } from '../log.js';
 import { HeapSource } from '../profiling/heap-source.js';
 import { TimeSource } from '../profiling/time-source.js';
 import { frameLinker } from '../span-link/frame-context.js';
@@ -6,7 +6,7 @@ import { fitLabelValue, LabelRegistry, spanOfSample } from '../span-link/labels.
 import { NO_OWNER, type SampleOwner } from '../span-link/linking.js';
 import { slotLinker } from '../span-link/slot-context.js';
 import { MAIN_THREAD_NAME } from '../wire.js';
-import { COLLECT, COLLECTED, HUB_CHANNEL, OWN, type Own, type ThreadsShared, type ToMain } from './protocol.js';
+import { COLLECT, COLLECTED, EVERY_THREAD_UNWRAPS, HUB_CHANNEL, OWN, type Own, SHARED_KEY, type ThreadsShared, type ToMain } from './protocol.js';
 import { RecentWork } from './recent-work.js';
 import { SpanDirectory } from './span-directory.js';
 import { hookThread } from './thread-hooks.js';
@@ -34,13 +34,33 @@ export function workerThreadName(threadId: number, threadName: string | undefine
 }
 
 /**
+ * A worker thread's agent, when the main thread's agent takes workers' samples: it shares what they
+ * need, its settings among them, through the environment data (protocol.ts); without it there is
+ * nothing to do. The worker's log lines are said by the main thread's logger, which scrubs secrets.
+ * Never throws: a worker that could not start its agent sends no envelope anywhere from then on.
+ */
+export function startWorker(): void {
+  const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
+  const shared = threads.getEnvironmentData(SHARED_KEY) as ThreadsShared | undefined;
+  if (shared === undefined) return;
+  const log = new Logger(shared.settings.logLevel, undefined, (line) => postToMain({ type: 'log', line }));
+  try {
+    startWorkerAgent(shared, log);
+  } catch (error) {
+    // Envelopes this worker might not take off are sent no more (message-links.ts).
+    Atomics.store(shared.flags, EVERY_THREAD_UNWRAPS, 0);
+    log.warnOnce('worker-agent', `could not start in a worker thread (${reason(error)}); it runs without profiling`);
+  }
+}
+
+/**
  * The agent of a worker thread: no tracing, exporter or uploader of its own. It samples the
  * thread's CPU and wall time, labels the samples of the work it does for a message with the span
  * of whoever posted it, and ships its samples to the main thread's agent (protocol.ts), which
  * exports them with its own, labelled with the worker's `thread_name`. The workers it starts run
  * the preload too.
  */
-export function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
+function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
   const config = shared.settings;
   const threads = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
   const thread = threads.threadId;

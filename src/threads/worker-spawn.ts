@@ -1,13 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
+import { EXEC_ARGV_KEY } from './protocol.js';
 
 /**
- * Every worker thread the app starts runs the agent's preload. Node runs `--require` preloads in a
- * worker, but not `--import` ones (the CLI's, and the documented `node --import pyro-run/register`),
- * and not any preload when the app gives the worker its own `execArgv`. So the Worker constructor
- * of each thread with an agent adds `--require <register.js>` to the options of every worker it
- * starts: to the app's `execArgv` when it gives one, else to this thread's (which a worker inherits
- * when given none).
+ * Every worker thread the app starts runs the agent's preload. A worker runs the `--require`
+ * preloads of its options, but no `--import` one when it is started from a string (`eval: true`),
+ * and neither of the main thread's when the app gives it `execArgv` of its own. So the Worker
+ * constructor of each thread with an agent adds `--require` of a worker's preload
+ * (worker-preload.ts: a worker's agent only, lighter than the main thread's) to the options of
+ * every worker it starts: to the app's `execArgv` when it gives one, else to this thread's, which a
+ * worker inherits when given none, less the main thread's preload (CLI-started, `--import
+ * file:///…/dist/register.js`), which a worker would load for nothing.
+ *
+ * Inside the worker, `process.execArgv` is what it would have been without pyro-run (the worker's
+ * preload puts it back: worker-preload.ts), so an app that reads or passes it on sees no change.
  *
  * A worker refuses Node options that act on the whole process or on V8 (`--max-old-space-size`,
  * `--expose-gc`: ERR_WORKER_INVALID_EXEC_ARGV) when they are given, though it inherits them; those
@@ -17,8 +23,12 @@ import type { Logger } from '../log.js';
  * (`unwrapLost`), since that worker could not take it off.
  */
 
-/** The preload, as a path a worker's `--require` takes. */
-const REGISTER_PATH = fileURLToPath(new URL('../../register.js', import.meta.url));
+/** A worker's preload, as a path its `--require` takes. */
+const WORKER_PRELOAD = fileURLToPath(new URL('./worker-preload.js', import.meta.url));
+/** The main thread's preload, as the CLI and users name it in `--import` or `--require`: a file URL or a path. */
+const MAIN_PRELOAD_URL = new URL('../../register.js', import.meta.url);
+const MAIN_PRELOADS: ReadonlySet<string> = new Set([MAIN_PRELOAD_URL.href, fileURLToPath(MAIN_PRELOAD_URL)]);
+const PRELOAD_FLAGS: ReadonlySet<string> = new Set(['--import', '--require', '-r']);
 /** pyro-run's own scripts (the final flush's worker): started as they are. */
 const OWN_SCRIPTS = new URL('../../', import.meta.url).href;
 const REQUIRE_FLAGS: ReadonlySet<string> = new Set(['--require', '-r']);
@@ -35,9 +45,25 @@ export interface SpawnParts {
   terminated: (threadId: number) => void;
 }
 
-/** Whether `execArgv` already preloads pyro-run with `--require`. */
+/** Whether `execArgv` already preloads a worker's agent with `--require`. */
 export function preloadsAgent(execArgv: readonly string[]): boolean {
-  return execArgv.some((arg, i) => (REQUIRE_FLAGS.has(execArgv[i - 1] ?? '') && arg === REGISTER_PATH) || arg === `--require=${REGISTER_PATH}`);
+  return execArgv.some((arg, i) => (REQUIRE_FLAGS.has(execArgv[i - 1] ?? '') && arg === WORKER_PRELOAD) || arg === `--require=${WORKER_PRELOAD}`);
+}
+
+/** `execArgv` without the main thread's preload (`--import <url>`, `--require=<path>`, …). */
+export function withoutMainPreload(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (PRELOAD_FLAGS.has(arg) && MAIN_PRELOADS.has(execArgv[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    if (eq > 0 && PRELOAD_FLAGS.has(arg.slice(0, eq)) && MAIN_PRELOADS.has(arg.slice(eq + 1))) continue;
+    out.push(arg);
+  }
+  return out;
 }
 
 /** The options refused in a worker, from ERR_WORKER_INVALID_EXEC_ARGV; undefined for any other error. */
@@ -47,9 +73,9 @@ export function refusedOptions(error: unknown): string[] | undefined {
   return listed === undefined ? undefined : listed.split(', ');
 }
 
-/** `execArgv` with the preload added (last, as --import preloads run after --require ones on the main thread). */
+/** `execArgv` with a worker's preload added (last, as --import preloads run after --require ones on the main thread). */
 export function withPreload(execArgv: readonly string[]): string[] {
-  return preloadsAgent(execArgv) ? [...execArgv] : [...execArgv, '--require', REGISTER_PATH];
+  return preloadsAgent(execArgv) ? [...execArgv] : [...execArgv, '--require', WORKER_PRELOAD];
 }
 
 /** Whether a worker's script is one of pyro-run's own: a file URL (or path) under its folder. */
@@ -64,10 +90,18 @@ export function spawnWithAgent(parts: SpawnParts): void {
   const Worker = threads.Worker;
   /** Options of this thread's that a worker refuses when they are given: left out of what it inherits. */
   const refused = new Set<string>();
-  const inherited = () => withPreload(process.execArgv.filter((arg) => !refused.has(arg)));
+  const inherited = () => withPreload(withoutMainPreload(process.execArgv).filter((arg) => !refused.has(arg)));
 
-  const startWith = (target: typeof Worker, args: unknown[], newTarget: unknown, options: WorkerOptions | undefined, execArgv: string[]) =>
-    Reflect.construct(target, [args[0], Object.create(options ?? null, { execArgv: { value: execArgv, enumerable: true } }), ...args.slice(2)], newTarget as typeof Worker) as InstanceType<typeof Worker>;
+  /** Starts a worker with `execArgv`, telling it the `execArgv` it would have had without pyro-run (the environment data a worker takes as it is made). */
+  const startWith = (target: typeof Worker, args: unknown[], newTarget: unknown, options: WorkerOptions | undefined, execArgv: string[]) => {
+    const before = threads.getEnvironmentData(EXEC_ARGV_KEY);
+    threads.setEnvironmentData(EXEC_ARGV_KEY, [...(options?.execArgv ?? process.execArgv)]);
+    try {
+      return Reflect.construct(target, [args[0], Object.create(options ?? null, { execArgv: { value: execArgv, enumerable: true } }), ...args.slice(2)], newTarget as typeof Worker) as InstanceType<typeof Worker>;
+    } finally {
+      threads.setEnvironmentData(EXEC_ARGV_KEY, before as never);
+    }
+  };
 
   threads.Worker = new Proxy(Worker, {
     construct(target, args, newTarget) {

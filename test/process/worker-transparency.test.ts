@@ -59,6 +59,14 @@ test('workers started with options of their own, or none, or an environment of t
     assert.match(bare, new RegExp(`^${how}: agent false$`, 'm'));
     assert.match(agent, new RegExp(`^${how}: agent true$`, 'm'));
   }
+  // process.execArgv in each worker is what Node gives it without pyro-run: the main thread's, or its own.
+  for (const output of [bare, agent]) {
+    const execArgvOf = (who: string) => JSON.parse(new RegExp(`^${who}: execArgv (.*)$`, 'm').exec(output)![1]!) as string[];
+    assert.deepEqual(execArgvOf('inherited'), execArgvOf('main'));
+    assert.deepEqual(execArgvOf('envless'), execArgvOf('main'));
+    assert.deepEqual(execArgvOf('given'), ['--no-warnings']);
+    assert.deepEqual(execArgvOf('empty'), []);
+  }
   const samples = readRecording(out).profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples);
   for (const how of ways) {
     assert.ok(samples.some((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how), `${how}: its function under its name`);

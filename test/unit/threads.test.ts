@@ -4,6 +4,9 @@
  * the message envelopes, tried on MessageChannels within this thread (whose ports work alike).
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { once } from 'node:events';
 import { syncBuiltinESMExports } from 'node:module';
 import { describe, it } from 'node:test';
@@ -16,20 +19,29 @@ import { OWN, type ToMain } from '../../src/threads/protocol.js';
 import { RecentWork } from '../../src/threads/recent-work.js';
 import { SpanDirectory } from '../../src/threads/span-directory.js';
 import { workerThreadName } from '../../src/threads/worker-agent.js';
-import { preloadsAgent, refusedOptions, withPreload } from '../../src/threads/worker-spawn.js';
+import { preloadsAgent, refusedOptions, withoutMainPreload, withPreload } from '../../src/threads/worker-spawn.js';
 
 const labels = (n: number, name = `span ${n}`) => new SpanLabels(n.toString(16).padStart(16, '0'), n.toString(16).padStart(32, '0'), { name });
 
 describe('a worker started with the preload', () => {
   const preload = withPreload([]).at(-1)!;
 
-  it('gets `--require <register.js>` after the options it has, once', () => {
+  it('gets `--require <worker-preload.js>` after the options it has, once', () => {
     assert.deepEqual(withPreload(['--enable-source-maps']), ['--enable-source-maps', '--require', preload]);
-    assert.ok(preload.endsWith('register.js'));
+    assert.ok(preload.endsWith(path.join('threads', 'worker-preload.js')));
+    assert.ok(existsSync(preload), 'the built file');
     assert.deepEqual(withPreload(['--require', preload]), ['--require', preload]);
     assert.ok(preloadsAgent(['-r', preload]));
     assert.ok(preloadsAgent([`--require=${preload}`]));
     assert.ok(!preloadsAgent(['--import', preload]), 'a worker runs no --import preload');
+  });
+
+  it('inherits the main thread’s options but its preload, however given: a worker would load the main thread’s agent for nothing', () => {
+    const main = new URL('../../register.js', pathToFileURL(preload));
+    for (const given of [['--import', main.href], [`--import=${main.href}`], ['--require', fileURLToPath(main)], ['-r', fileURLToPath(main)], [`--require=${fileURLToPath(main)}`]]) {
+      assert.deepEqual(withoutMainPreload(['--enable-source-maps', ...given, '--conditions=dev']), ['--enable-source-maps', '--conditions=dev'], given.join(' '));
+    }
+    assert.deepEqual(withoutMainPreload(['--import', 'tsx']), ['--import', 'tsx'], 'anything else stays');
   });
 
   it('learns from ERR_WORKER_INVALID_EXEC_ARGV which options a worker refuses', () => {
