@@ -14,7 +14,7 @@ import { formatCount } from './format.js';
 import { everyKind, type FrameTable, recordOf, type SampleIndex } from './sample-index.js';
 import { buildSpanTree, type SpanTree } from './span-tree.js';
 
-export type { FlameTree } from './flame-tree.js';
+export type { FlameTree, ThreadValues } from './flame-tree.js';
 export type { FrameTable } from './sample-index.js';
 
 /** Per profile type whose samples carry their span (cpu, wall): what endpoints and spans are split by. */
@@ -127,6 +127,14 @@ export interface RunInfo {
   profiledNs: PerKind<number>;
 }
 
+/** A thread's part of the run's profile (RunAggregates.threads). */
+export interface ThreadStats {
+  /** Its `thread_name`: `main`, a worker's `name` option, else `worker <threadId>`. */
+  name: string;
+  cpuNs: number;
+  wallNs: number;
+}
+
 export interface FlameTrees {
   /** Every profile type, per-span or not. */
   process: Record<ProfileKind, FlameTree>;
@@ -150,6 +158,11 @@ export interface RunAggregates {
   kinds: KindInfo[];
   /** The snapshot profiles the run holds (memory in use when the heap profile was on). */
   snapshots: Snapshot[];
+  /**
+   * Each thread's CPU and wall time, parallel to the trees' `threads`: the main thread first, then
+   * the workers by name. Only when the run has more than one thread.
+   */
+  threads?: ThreadStats[];
   /** Absent when aggregated with `trees: false`. */
   trees?: FlameTrees;
 }
@@ -446,6 +459,20 @@ function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>
     .map(([frame, value]) => ({ frame, value }));
 }
 
+/** ThreadStats of every thread, when there are workers; undefined for a main thread alone. */
+function threadStats(index: SampleIndex): ThreadStats[] | undefined {
+  if (index.threads.length < 2) return undefined;
+  const stats = index.threads.map((name): ThreadStats => ({ name, cpuNs: 0, wallNs: 0 }));
+  const { cpu, wall } = index.samples;
+  cpu.thread.forEach((t, row) => {
+    (stats[t] as ThreadStats).cpuNs += cpu.value[row] as number;
+  });
+  wall.thread.forEach((t, row) => {
+    (stats[t] as ThreadStats).wallNs += wall.value[row] as number;
+  });
+  return stats;
+}
+
 function snapshots(model: RunModel): Snapshot[] {
   return PROFILE_TYPE_NAMES.filter((kind) => profileTypeInfo(kind).across === 'latest' && model.index.samples[kind].value.length > 0).map((kind) => {
     const columns = model.index.samples[kind];
@@ -495,6 +522,8 @@ export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): Ru
     kinds: kindInfos(model.index),
     snapshots: snapshots(model),
   };
+  const threads = threadStats(model.index);
+  if (threads !== undefined) aggregates.threads = threads;
   if (options.trees !== false) {
     aggregates.trees = {
       process: everyKind((kind) => processFlameTree(model, kind)),

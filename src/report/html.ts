@@ -21,6 +21,7 @@ const BODY = `
   <h1 data-testid="run-title">pyro-run report</h1>
   <div data-testid="run-meta"></div>
   <p class="share" data-testid="share"></p>
+  <p class="share" data-testid="threads" hidden></p>
 </header>
 <main>
   <h2>Endpoints <span class="meta">(local-root spans by name; select one for its flame graph)</span></h2>
@@ -49,6 +50,7 @@ const BODY = `
   </div>
   <div class="toolbar">
     <div class="segmented" role="group" aria-label="Profile type" data-testid="type-toggle"></div>
+    <select aria-label="Thread" data-testid="thread-select" hidden></select>
     <button type="button" class="plain" data-testid="view-process">Whole process</button>
     <button type="button" class="plain" data-testid="flame-reset">Reset zoom</button>
     <input type="search" placeholder="Search functions or files" aria-label="Search frames" data-testid="flame-search">

@@ -3,6 +3,7 @@
  * no library). It reads the aggregates from the `report-data` JSON element and draws the tables and
  * a DOM flame graph: root on top, children heaviest first, widths proportional to total value (time,
  * or bytes in use for the memory profile, which is per process: it has no endpoint or span view).
+ * A run with worker threads can be drawn for all of them or one (`data.threads`, the trees' `threads`).
  * Text only ever goes in through textContent, so function and span names cannot inject markup.
  * Elements carry data-testid hooks and data-* values (name, total, self, depth) for tests.
  */
@@ -89,6 +90,8 @@ export const PAGE_SCRIPT = String.raw`
     // CPU first, unless only wall time was recorded.
     kind: sampleCount('cpu') === 0 && sampleCount('wall') > 0 ? 'wall' : 'cpu',
     view: { type: 'process', index: -1 },
+    /** Index into data.threads, or -1 for all threads. */
+    thread: -1,
     zoom: 0,
     search: '',
   };
@@ -118,12 +121,52 @@ export const PAGE_SCRIPT = String.raw`
     return cached;
   }
 
+  /** Per all-threads tree, each thread's own (built on first use). */
+  const threadTrees = new WeakMap();
+  /**
+   * One thread's tree from the thread's values on an all-threads tree (its nodes, in the tree's
+   * pre-order), siblings re-ordered heaviest first by the thread's own time, so the rest of the
+   * page draws, zooms and searches it like any tree.
+   */
+  function threadTree(tree, thread) {
+    let perThread = threadTrees.get(tree);
+    if (!perThread) threadTrees.set(tree, (perThread = []));
+    if (perThread[thread]) return perThread[thread];
+    const values = tree.threads ? tree.threads[thread] : null;
+    // A thread with no sample in the view gets an empty root: drawn as "no samples".
+    let own = { frame: [-1], depth: [0], self: [0], total: [0] };
+    if (values) {
+      const nodes = { frame: values.node.map((i) => tree.frame[i]), depth: values.node.map((i) => tree.depth[i]), self: values.self, total: values.total };
+      const { end } = layout(nodes);
+      own = { frame: [], depth: [], self: [], total: [] };
+      const open = [0];
+      while (open.length > 0) {
+        const i = open.pop();
+        own.frame.push(nodes.frame[i]);
+        own.depth.push(nodes.depth[i]);
+        own.self.push(nodes.self[i]);
+        own.total.push(nodes.total[i]);
+        const children = [];
+        for (let child = i + 1; child < end[i]; child = end[child]) children.push(child);
+        // Heaviest first on screen, so pushed last; equal weights keep the all-threads order.
+        children.sort((a, b) => nodes.total[a] - nodes.total[b] || b - a);
+        for (const child of children) open.push(child);
+      }
+    }
+    perThread[thread] = own;
+    return own;
+  }
+
   function currentTree() {
     const trees = data.trees;
-    if (state.view.type === 'endpoint') return trees.endpoints[state.view.index][state.kind];
-    if (state.view.type === 'span') return trees.slowest[state.view.index][state.kind];
-    return trees.process[state.kind];
+    let tree = trees.process[state.kind];
+    if (state.view.type === 'endpoint') tree = trees.endpoints[state.view.index][state.kind];
+    if (state.view.type === 'span') tree = trees.slowest[state.view.index][state.kind];
+    return state.thread < 0 ? tree : threadTree(tree, state.thread);
   }
+
+  /** ' · worker 1 thread' when one thread is picked, else ''. */
+  const threadSuffix = () => (state.thread < 0 ? '' : ' · ' + data.threads[state.thread].name + ' thread');
 
   function viewTitle() {
     if (state.view.type === 'endpoint') return 'Endpoint ' + data.endpoints[state.view.index].name;
@@ -160,10 +203,25 @@ export const PAGE_SCRIPT = String.raw`
     }
     if (parts.length === 0) share.append('no profile samples recorded');
     parts.forEach((part, i) => share.append(...(i > 0 ? [' · ', part] : [part])));
+    renderThreadShares();
     for (const snapshot of data.snapshots) {
       const top = snapshot.topSelf.slice(0, 3).map((t) => frameName(t.frame) + ' ' + formatPercent(t.value, snapshot.total)).join(', ');
       meta.append(el('p', { class: 'meta', 'data-testid': 'snapshot', 'data-kind': snapshot.kind }, 'Memory in use ' + (snapshot.outOfMemoryAt ? 'when the heap limit was hit (' + snapshot.outOfMemoryAt + ')' : 'at the last window') + ': ' + formatValue(snapshot.kind, snapshot.total) + (top ? ', allocated in ' + top : '')));
     }
+  }
+
+  /** How the work split between the threads (by wall time when no CPU was recorded), as the terminal summary says it. */
+  function renderThreadShares() {
+    const threads = data.threads;
+    if (!threads) return;
+    const cpu = threads.reduce((n, t) => n + t.cpuNs, 0);
+    const valueOf = (t) => (cpu > 0 ? t.cpuNs : t.wallNs);
+    const whole = threads.reduce((n, t) => n + valueOf(t), 0);
+    if (whole <= 0) return;
+    const line = byTestId('threads');
+    line.append((cpu > 0 ? 'CPU' : 'Wall') + ' time by thread: ');
+    threads.forEach((t, i) => line.append(...(i > 0 ? [' · '] : []), el('span', { 'data-thread': t.name }, t.name + ' ', el('strong', {}, formatPercent(valueOf(t), whole)))));
+    line.hidden = false;
   }
 
   function selectRow(row) {
@@ -267,10 +325,11 @@ export const PAGE_SCRIPT = String.raw`
   function renderFlame() {
     const box = byTestId('flame-graph');
     const tree = currentTree();
-    byTestId('flame-title').textContent = viewTitle() + ' · ' + kindLabel(state.kind);
+    byTestId('flame-title').textContent = viewTitle() + ' · ' + kindLabel(state.kind) + threadSuffix();
     box.replaceChildren();
     box.dataset.kind = state.kind;
     box.dataset.view = state.view.type;
+    box.dataset.thread = state.thread < 0 ? 'all' : data.threads[state.thread].name;
     for (const button of document.querySelectorAll('[data-testid="type-toggle"] button')) {
       button.setAttribute('aria-pressed', String(button.dataset.kind === state.kind));
       button.disabled = state.view.type !== 'process' && !KINDS[button.dataset.kind].perSpan;
@@ -279,7 +338,7 @@ export const PAGE_SCRIPT = String.raw`
     if (tree.total[0] <= 0) {
       box.style.height = '';
       delete box.dataset.zoomRoot;
-      box.append(el('div', { class: 'flame-empty', 'data-testid': 'flame-empty' }, 'No ' + kindLabel(state.kind) + ' samples in this view.'));
+      box.append(el('div', { class: 'flame-empty', 'data-testid': 'flame-empty' }, 'No ' + kindLabel(state.kind) + ' samples in this view' + (state.thread < 0 ? '' : ' on the ' + data.threads[state.thread].name + ' thread') + '.'));
       byTestId('flame-reset').disabled = true;
       applySearch();
       return;
@@ -377,6 +436,14 @@ export const PAGE_SCRIPT = String.raw`
     }
   }
 
+  /** The thread picker, for a run with worker threads: all of them, or one. */
+  function renderThreadSelect() {
+    if (!data.threads) return;
+    const select = byTestId('thread-select');
+    select.append(el('option', { value: -1 }, 'All threads'), ...data.threads.map((t, i) => el('option', { value: i }, t.name)));
+    select.hidden = false;
+  }
+
   function bindFlame() {
     const box = byTestId('flame-graph');
     box.addEventListener('click', (event) => {
@@ -405,6 +472,12 @@ export const PAGE_SCRIPT = String.raw`
         renderFlame();
       });
     }
+    byTestId('thread-select').addEventListener('change', (event) => {
+      state.thread = Number(event.target.value);
+      // A thread's tree has nodes of its own, so a zoom does not carry over.
+      state.zoom = 0;
+      renderFlame();
+    });
     let pending = 0;
     window.addEventListener('resize', () => {
       cancelAnimationFrame(pending);
@@ -416,6 +489,7 @@ export const PAGE_SCRIPT = String.raw`
   renderEndpoints();
   renderSpans();
   renderToggle();
+  renderThreadSelect();
   bindFlame();
   renderFlame();
   document.body.dataset.ready = 'true';

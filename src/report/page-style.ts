@@ -40,6 +40,8 @@ tbody tr:focus-visible { outline: 2px solid var(--accent); outline-offset: -2px;
 .segmented button[aria-pressed="true"] { background: var(--fg); color: var(--bg); }
 button.plain { border: 1px solid var(--line); background: var(--bg); border-radius: 6px; padding: 5px 12px; font: inherit; cursor: pointer; }
 button.plain:disabled { opacity: 0.5; cursor: default; }
+select { font: inherit; padding: 4px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+select[hidden] { display: none; }
 input[type="search"] { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-radius: 6px; min-width: 220px; }
 .flame-title { font-weight: 600; }
 .matches { color: var(--muted); }

@@ -1,14 +1,14 @@
 /**
  * All samples of a run in one compact form, built one decoded profile at a time: function names
  * and files interned once across windows, every distinct stack a node of one shared prefix tree
- * (a "stack trie"), and each sample reduced to (stack node, value, span label). Any flame graph is
- * then a projection of the trie onto a subset of samples. Decoded pprof objects are many and
- * short-lived; folding each into this index as soon as it is read keeps them from piling up on
+ * (a "stack trie"), and each sample reduced to (stack node, value, span label, thread). Any flame
+ * graph is then a projection of the trie onto a subset of samples. Decoded pprof objects are many
+ * and short-lived; folding each into this index as soon as it is read keeps them from piling up on
  * the heap over a long recording.
  */
 import type { Profile } from 'pprof-format';
 import { PROFILE_TYPE_NAMES, type ProfileType } from '../profiling/profile-types.js';
-import { LABEL_SPAN_ID, LABEL_SPAN_NAME } from '../wire.js';
+import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_THREAD_NAME, MAIN_THREAD_NAME } from '../wire.js';
 import { Interner } from '../util/interner.js';
 
 /** A profile type as the report reads it (profiling/profile-types.ts). */
@@ -39,6 +39,8 @@ export interface SampleColumns {
   value: number[];
   /** Index into SampleIndex.labels, or -1 for a sample outside any span. */
   label: number[];
+  /** Index into SampleIndex.threads. */
+  thread: number[];
 }
 
 export interface SampleIndex {
@@ -53,11 +55,20 @@ export interface SampleIndex {
    * the `span_name` label (the local root's name) samples of that span carry, '' when none.
    */
   labels: { spanId: string[]; spanName: string[] };
+  /**
+   * Distinct `thread_name` label values: the main thread first (always there, index 0), then the
+   * workers by name, `worker 2` before `worker 10`. A sample without the label (a recording made
+   * before workers were profiled, a heap profile) ran on the main thread.
+   */
+  threads: string[];
   samples: Record<ProfileKind, SampleColumns>;
   /** Distinct window numbers with at least one profile, and the time they cover per kind. */
   windows: number;
   durationNs: Record<ProfileKind, number>;
 }
+
+/** Compares thread names as a user reads them: `worker 2` before `worker 10`. */
+const byName = new Intl.Collator('en', { numeric: true });
 
 /** pprof packs a column into the high 32 bits of Line.line for some frames (@datadog/pprof "pack" mode). */
 const lineOnly = (line: number | bigint): number => Number(BigInt(line) & 0xffffffffn);
@@ -71,7 +82,8 @@ export class SampleIndexBuilder {
   private readonly children: (Map<number, number> | undefined)[] = [undefined];
   private readonly labelIds = new Map<string, number>();
   private readonly labels = { spanId: [] as string[], spanName: [] as string[] };
-  private readonly samples: Record<ProfileKind, SampleColumns> = everyKind(() => ({ stack: [], value: [], label: [] }));
+  private readonly threadIds = new Map<string, number>([[MAIN_THREAD_NAME, 0]]);
+  private readonly samples: Record<ProfileKind, SampleColumns> = everyKind(() => ({ stack: [], value: [], label: [], thread: [] }));
   private readonly windows = new Set<number>();
   private readonly durationNs: Record<ProfileKind, number> = everyKind(() => 0);
 
@@ -101,8 +113,11 @@ export class SampleIndexBuilder {
     }
     const spanIdKey = table.indexOf(LABEL_SPAN_ID);
     const spanNameKey = table.indexOf(LABEL_SPAN_NAME);
+    const threadKey = table.indexOf(LABEL_THREAD_NAME);
     // span_id string-table index → label; each distinct span recurs in many samples.
     const labelOfString = new Map<number, number>();
+    // thread_name string-table index → thread, likewise.
+    const threadOfString = new Map<number, number>();
     const out = this.samples[kind];
 
     for (const sample of profile.sample) {
@@ -114,10 +129,12 @@ export class SampleIndexBuilder {
       }
       let spanIdString = 0;
       let spanNameString = 0;
+      let threadString = 0;
       for (const label of sample.label) {
         const key = Number(label.key);
         if (key === spanIdKey) spanIdString = Number(label.str);
         else if (key === spanNameKey) spanNameString = Number(label.str);
+        else if (key === threadKey) threadString = Number(label.str);
       }
       let label = -1;
       if (spanIdKey > 0 && spanIdString > 0) {
@@ -125,20 +142,28 @@ export class SampleIndexBuilder {
         labelOfString.set(spanIdString, label);
         if (spanNameString > 0 && this.labels.spanName[label] === '') this.labels.spanName[label] = text(spanNameString);
       }
+      let thread = 0;
+      if (threadKey > 0 && threadString > 0) {
+        thread = threadOfString.get(threadString) ?? this.threadId(text(threadString));
+        threadOfString.set(threadString, thread);
+      }
       out.stack.push(node);
       out.value.push(value);
       out.label.push(label);
+      out.thread.push(thread);
     }
   }
 
   build(): SampleIndex {
+    const { threads, samples } = this.threadsInOrder();
     return {
       strings: this.strings.values,
       frames: this.frames,
       stackParent: this.stackParent,
       stackFrame: this.stackFrame,
       labels: this.labels,
-      samples: this.samples,
+      threads,
+      samples,
       windows: this.windows.size,
       durationNs: { ...this.durationNs },
     };
@@ -170,6 +195,25 @@ export class SampleIndexBuilder {
       kids.set(frame, child);
     }
     return child;
+  }
+
+  private threadId(name: string): number {
+    let id = this.threadIds.get(name);
+    if (id === undefined) this.threadIds.set(name, (id = this.threadIds.size));
+    return id;
+  }
+
+  /**
+   * Threads in the order the report lists them (main first, then by name, numbers compared as
+   * numbers), with the samples' thread column renumbered to match. Workers are met in whatever
+   * order their first samples were written; their names are what a user looks them up by.
+   */
+  private threadsInOrder(): { threads: string[]; samples: Record<ProfileKind, SampleColumns> } {
+    const met = [...this.threadIds.keys()];
+    const threads = [MAIN_THREAD_NAME, ...met.slice(1).sort(byName.compare)];
+    if (threads.every((name, i) => met[i] === name)) return { threads, samples: this.samples };
+    const renumber = met.map((name) => threads.indexOf(name));
+    return { threads, samples: everyKind((kind) => ({ ...this.samples[kind], thread: this.samples[kind].thread.map((t) => renumber[t] as number) })) };
   }
 
   private labelId(spanId: string): number {

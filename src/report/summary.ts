@@ -1,8 +1,9 @@
 /**
  * The text a run ends with (and `pyro-run report` prints): the heaviest endpoints by CPU in an
- * aligned table, then how much of the profile ran inside spans. Pure: aggregates in, text out.
+ * aligned table, then how much of the profile ran inside spans and, with workers, on which thread.
+ * Pure: aggregates in, text out.
  */
-import type { RunAggregates, SampleShare, SelfTime } from './aggregate.js';
+import type { RunAggregates, SampleShare, SelfTime, ThreadStats } from './aggregate.js';
 import { printable } from '../util/printable.js';
 import { formatBytes, formatDuration, formatPercent, truncate } from './format.js';
 
@@ -47,6 +48,21 @@ function shareText(label: string, share: SampleShare, unmatchedWords: string): s
   return `${formatPercent(share.inside, whole)} of ${label}${unmatched}`;
 }
 
+/**
+ * `CPU time by thread: main 40%, worker 1 60%`: how the work split between the main thread and the
+ * workers (by wall time when no CPU was recorded); undefined for a run without workers.
+ */
+function threadsText(threads: readonly ThreadStats[] | undefined): string | undefined {
+  if (threads === undefined) return undefined;
+  const cpu = threads.reduce((n, thread) => n + thread.cpuNs, 0);
+  const byCpu = cpu > 0;
+  const valueOf = (thread: ThreadStats) => (byCpu ? thread.cpuNs : thread.wallNs);
+  const whole = threads.reduce((n, thread) => n + valueOf(thread), 0);
+  if (whole <= 0) return undefined;
+  const parts = threads.map((thread) => `${printable(thread.name)} ${formatPercent(valueOf(thread), whole)}`);
+  return `${byCpu ? 'CPU' : 'Wall'} time by thread: ${parts.join(', ')}`;
+}
+
 /** The endpoint table and the inside-spans line, ending with a newline. */
 export function formatSummary(aggregates: RunAggregates, options: SummaryOptions = {}): string {
   const limit = options.limit ?? DEFAULT_LIMIT;
@@ -71,6 +87,8 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   const { unmatchedWords } = aggregates.run;
   const shares = [shareText('CPU time', aggregates.share.cpu, unmatchedWords), shareText('wall time', aggregates.share.wall, unmatchedWords)].filter((text) => text !== undefined);
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
+  const threads = threadsText(aggregates.threads);
+  if (threads !== undefined) lines.push(threads);
   for (const snapshot of aggregates.snapshots) {
     const top = topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total);
     const when = snapshot.outOfMemoryAt === undefined ? 'at the last window' : `when the heap limit was hit (${snapshot.outOfMemoryAt})`;

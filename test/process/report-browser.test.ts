@@ -1,7 +1,8 @@
 /**
  * The report page in a real headless Chromium, opened from file:// as users open it: it must work
  * offline (no request but the file itself, no console error), list the endpoints, and draw flame
- * graphs that zoom, search, show details on hover and switch between CPU and wall.
+ * graphs that zoom, search, show details on hover and switch between CPU and wall, and, for a run
+ * with worker threads, between all threads and one.
  * Chromium comes from CHROMIUM_PATH or /usr/bin/chromium (CI installs it); without it these tests
  * fail rather than skip, so a missing browser cannot pass for a working page.
  */
@@ -14,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { frames, launchBrowser, openReport } from '../support/browser.js';
 import { runReport } from '../../src/cli/report.js';
-import { SHOP, shopRecording } from '../support/recording.js';
+import { SHOP, shopRecording, THREADS, threadsRecording } from '../support/recording.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
 const MS = 1_000_000;
@@ -23,13 +24,19 @@ const TEST_TIMEOUT_MS = 60_000;
 const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-report-browser-'));
 let context: BrowserContext | undefined;
 let reportUrl = '';
+let threadsUrl = '';
 
-before(async () => {
-  const run = shopRecording(path.join(base, 'data'));
+/** Writes the run's report.html; returns its file:// URL. */
+function writeReport(run: string): string {
   let stderr = '';
   const code = runReport([run], { stdout: () => undefined, stderr: (text) => void (stderr += text), cwd: base });
   assert.equal(code, 0, stderr);
-  reportUrl = pathToFileURL(path.join(run, 'report.html')).href;
+  return pathToFileURL(path.join(run, 'report.html')).href;
+}
+
+before(async () => {
+  reportUrl = writeReport(shopRecording(path.join(base, 'data')));
+  threadsUrl = writeReport(threadsRecording(path.join(base, 'threads')));
   // A fresh profile per run: nothing cached or remembered from an earlier session.
   context = await launchBrowser(path.join(base, 'profile'));
 });
@@ -182,6 +189,83 @@ describe('the report page', { timeout: TEST_TIMEOUT_MS }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
     assert.ok(existsSync(path.join(ARTIFACTS, 'report.png')));
+    await page.close();
+  });
+});
+
+describe('the thread picker', { timeout: TEST_TIMEOUT_MS }, () => {
+  const [w2, w10] = THREADS.workers;
+  const pick = async (page: Page, name: string) => {
+    await page.selectOption('[data-testid="thread-select"]', { label: name });
+    await page.waitForSelector(`[data-testid="flame-graph"][data-thread="${name === 'All threads' ? 'all' : name}"]`);
+  };
+  const names = async (page: Page) => new Set((await frames(page)).filter((f) => !f.ancestor && f.name !== 'all').map((f) => f.name));
+  const rootTotal = async (page: Page) => (await frames(page)).find((f) => f.name === 'all')?.total;
+
+  it('is not shown for a run without worker threads', async () => {
+    const { page } = await open();
+    assert.equal(await page.isHidden('[data-testid="thread-select"]'), true);
+    assert.equal(await page.isHidden('[data-testid="threads"]'), true);
+    await page.close();
+  });
+
+  it("lists all threads, the main thread and each worker, and says each one's share of the CPU", async () => {
+    const { page, errors } = await openReport(context, threadsUrl);
+    assert.equal(await page.isVisible('[data-testid="thread-select"]'), true);
+    assert.deepEqual(await page.locator('[data-testid="thread-select"] option').allTextContents(), ['All threads', ...THREADS.threadOrder]);
+    assert.equal(await page.textContent('[data-testid="threads"]'), 'CPU time by thread: main 20% · worker 2 30% · worker 10 50%');
+    assert.equal(await page.getAttribute('[data-testid="flame-graph"]', 'data-thread'), 'all');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it("picking a worker draws that worker's frames only, for the process, an endpoint and every type", async () => {
+    const { page, errors } = await openReport(context, threadsUrl);
+    assert.ok((await names(page)).has('handleResize') && (await names(page)).has('resizeImage'), 'all threads drawn first');
+    await pick(page, w10);
+    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^Whole process · CPU · worker 10 thread$/);
+    assert.deepEqual([...(await names(page))].sort(), ['loadCodec', 'resizeImage', 'workerLoop']);
+    assert.equal(await rootTotal(page), 50 * MS);
+    assert.equal((await frames(page)).find((f) => f.name === 'resizeImage')?.total, 40 * MS);
+
+    await page.click(`[data-testid="endpoint-row"][data-name="${THREADS.resize.name}"]`);
+    await page.waitForSelector('[data-testid="flame-graph"][data-view="endpoint"]');
+    assert.equal(await page.getAttribute('[data-testid="flame-graph"]', 'data-thread'), w10, 'the pick holds across views');
+    assert.deepEqual([...(await names(page))].sort(), ['resizeImage', 'workerLoop']);
+    assert.equal(await rootTotal(page), 40 * MS);
+
+    await pick(page, w2);
+    assert.deepEqual([...(await names(page))].sort(), ['encodePng', 'resizeImage', 'workerLoop']);
+    assert.equal(await rootTotal(page), 30 * MS);
+    // Heaviest first on this thread: encodePng (20 ms) left of resizeImage (10 ms), the other way round from all threads.
+    const encodePng = await frameNamed(page, 'encodePng').boundingBox();
+    const resizeImage = await frameNamed(page, 'resizeImage').boundingBox();
+    assert.ok(encodePng && resizeImage && encodePng.x < resizeImage.x && encodePng.width > resizeImage.width, JSON.stringify({ encodePng, resizeImage }));
+
+    await page.click('[data-testid="type-wall"]');
+    await page.waitForSelector('[data-testid="flame-graph"][data-kind="wall"]');
+    assert.equal(await rootTotal(page), 25 * MS);
+    assert.deepEqual([...(await names(page))].sort(), ['resizeImage', 'workerLoop']);
+
+    await pick(page, THREADS.main);
+    assert.ok([...(await names(page))].every((name) => (THREADS.mainFrames as readonly string[]).includes(name)), [...(await names(page))].join(', '));
+    assert.equal(await rootTotal(page), 10 * MS);
+
+    await pick(page, 'All threads');
+    assert.equal(await rootTotal(page), THREADS.resize.wallMs * MS);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('a thread with nothing in the view says so; picking a thread resets the zoom', async () => {
+    const { page } = await openReport(context, threadsUrl);
+    await frameNamed(page, 'workerLoop').click();
+    await page.waitForSelector('[data-testid="flame-graph"][data-zoom-root="workerLoop"]');
+    await pick(page, w10);
+    assert.equal(await page.getAttribute('[data-testid="flame-graph"]', 'data-zoom-root'), 'all');
+    await page.click(`[data-testid="endpoint-row"][data-name="${THREADS.health.name}"]`);
+    await page.waitForSelector('[data-testid="flame-empty"]');
+    assert.equal(await page.textContent('[data-testid="flame-empty"]'), 'No CPU samples in this view on the worker 10 thread.');
     await page.close();
   });
 });

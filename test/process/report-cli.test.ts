@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
-import { SHOP, shopRecording, writeRecording } from '../support/recording.js';
+import { SHOP, shopRecording, THREADS, threadsRecording, writeRecording } from '../support/recording.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 const { base, fresh } = scratchDirs('pyro-run-report-cli-');
@@ -77,6 +77,26 @@ describe('pyro-run report', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.deepEqual(json.endpoints[0] && [json.endpoints[0].name, json.endpoints[0].count, json.endpoints[0].cpuNs], [SHOP.users.name, SHOP.users.count, SHOP.users.cpuMs * 1e6]);
     assert.ok(json.trees);
     assert.ok(!existsSync(path.join(run, 'report.html')));
+  });
+
+  it("a run with worker threads: the summary and --json say each thread's share", async () => {
+    const run = threadsRecording(fresh());
+    const summary = await report([run]);
+    assert.equal(summary.code, 0, summary.stderr);
+    assert.match(summary.stdout, /\nCPU time by thread: main 20%, worker 2 30%, worker 10 50%\n/);
+    const result = await report([run, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as { threads: { name: string; cpuNs: number; wallNs: number }[] };
+    assert.deepEqual(
+      json.threads.map((t) => [t.name, t.cpuNs / 1e6, t.wallNs / 1e6]),
+      THREADS.threadOrder.map((name, i) => [name, THREADS.cpuMs[i], THREADS.wallMs[i]]),
+    );
+  });
+
+  it('--json of a run without worker threads has no thread list', async () => {
+    const result = await report([shopRecording(fresh()), '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((JSON.parse(result.stdout) as { threads?: unknown }).threads, undefined);
   });
 
   describe('bad input: one line on stderr, exit 1', () => {

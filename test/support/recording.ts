@@ -1,12 +1,13 @@
 // Writes synthetic recordings in the documented on-disk format (docs/local-mode.md): run.json,
 // profiles/<window>-<type>.pb.gz (gzipped pprof built with pprof-format, labels span_id /
-// span_name / trace_id) and spans/<batch>.jsonl (OTLP/JSON, one request per line), so report
+// span_name / trace_id / thread_name) and spans/<batch>.jsonl (OTLP/JSON, one request per line), so report
 // tests read exactly what the recorder writes.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Function as PprofFunction, Label, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
+import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_THREAD_NAME, LABEL_TRACE_ID } from '../../src/wire.js';
 
 export interface FrameSpec {
   file: string;
@@ -20,6 +21,8 @@ export interface SampleSpec {
   value: number;
   /** The span the sample ran in; none for a sample outside spans. */
   span?: { spanId: string; spanName: string; traceId: string };
+  /** Its `thread_name` label; none, as recordings made before workers were profiled have it. */
+  thread?: string;
 }
 
 export interface WindowSpec {
@@ -84,7 +87,10 @@ export function buildPprof(kind: 'cpu' | 'wall', samples: readonly SampleSpec[],
       new Sample({
         locationId: [...s.stack].reverse().map((name) => locationFor(name).id),
         value: [1, s.value],
-        label: s.span ? [label('span_id', s.span.spanId), label('span_name', s.span.spanName), label('trace_id', s.span.traceId)] : [],
+        label: [
+          ...(s.span ? [label(LABEL_SPAN_ID, s.span.spanId), label(LABEL_SPAN_NAME, s.span.spanName), label(LABEL_TRACE_ID, s.span.traceId)] : []),
+          ...(s.thread === undefined ? [] : [label(LABEL_THREAD_NAME, s.thread)]),
+        ],
       }),
   );
   const metric = new ValueType({ type: strings.dedup(kind), unit: strings.dedup('nanoseconds') });
@@ -295,4 +301,80 @@ export const SHOP = {
   wall: { insideMs: 280, outsideMs: 500, unmatchedMs: 0 },
   hotCpu: 'fib',
   hotWall: 'waitForDb',
+} as const;
+
+/**
+ * A recording of an app that hands work to two worker threads ("thumbs"): each POST /resize runs a
+ * little on the main thread and sends the resizing to a worker, whose samples carry the request's
+ * span; a worker also loads its codec outside any span. The workers are `worker 2` and
+ * `worker 10`, and worker 10's samples come first in the file: the report lists threads by name.
+ * Worker 2 spends more in encodePng than in resizeImage, the other way round from all threads.
+ * Every sample carries `thread_name`, as the recorder writes them since workers are profiled.
+ */
+export function threadsRecording(baseDir: string, name?: string): string {
+  const start = BigInt(Date.parse('2026-11-29T22:15:04.000Z')) * 1_000_000n;
+  const root = (n: number, spanName: string, offsetMs: number, durationMs: number): SpanSpec => ({
+    spanId: spanIdOf(n),
+    traceId: traceIdOf(n),
+    name: spanName,
+    startNs: start + BigInt(offsetMs * MS),
+    durationNs: durationMs * MS,
+    profiled: true,
+    statusCode: 200,
+  });
+  const resize = (n: number) => ({ spanId: spanIdOf(n), spanName: THREADS.resize.name, traceId: traceIdOf(n) });
+  const health = (n: number) => ({ spanId: spanIdOf(n), spanName: THREADS.health.name, traceId: traceIdOf(n) });
+  const main = THREADS.main;
+  const [w2, w10] = THREADS.workers;
+  return writeRecording(baseDir, {
+    name,
+    service: 'thumbs',
+    functions: {
+      main: { file: 'src/server.ts', line: 1 },
+      handleResize: { file: 'src/routes.ts', line: 10 },
+      health: { file: 'src/routes.ts', line: 30 },
+      workerLoop: { file: 'src/worker.ts', line: 1 },
+      resizeImage: { file: 'src/resize.ts', line: 5 },
+      encodePng: { file: 'src/png.ts', line: 9 },
+      loadCodec: { file: 'src/png.ts', line: 60 },
+      '(garbage collector)': { file: '', line: 0 },
+      '(idle)': { file: '', line: 0 },
+    },
+    windows: [
+      {
+        cpu: [
+          { stack: ['workerLoop', 'resizeImage'], value: 40 * MS, span: resize(1), thread: w10 },
+          { stack: ['workerLoop', 'loadCodec'], value: 10 * MS, thread: w10 },
+          { stack: ['main', 'handleResize'], value: 5 * MS, span: resize(1), thread: main },
+          { stack: ['main', 'handleResize'], value: 5 * MS, span: resize(2), thread: main },
+          { stack: ['workerLoop', 'resizeImage'], value: 10 * MS, span: resize(2), thread: w2 },
+          { stack: ['workerLoop', 'encodePng'], value: 20 * MS, span: resize(2), thread: w2 },
+          { stack: ['main', 'health'], value: 2 * MS, span: health(3), thread: main },
+          { stack: ['main', '(garbage collector)'], value: 8 * MS, thread: main },
+        ],
+        wall: [
+          { stack: ['workerLoop', 'resizeImage'], value: 45 * MS, span: resize(1), thread: w10 },
+          { stack: ['main', 'handleResize'], value: 10 * MS, span: resize(1), thread: main },
+          { stack: ['workerLoop', 'resizeImage'], value: 25 * MS, span: resize(2), thread: w2 },
+          { stack: ['(idle)'], value: 120 * MS, thread: main },
+        ],
+      },
+    ],
+    spanBatches: [[root(1, THREADS.resize.name, 0, 80), root(2, THREADS.resize.name, 100, 60), root(3, THREADS.health.name, 200, 2)]],
+  });
+}
+
+/** What threadsRecording holds, for assertions. */
+export const THREADS = {
+  main: 'main',
+  /** In the order the report lists them. */
+  workers: ['worker 2', 'worker 10'],
+  threadOrder: ['main', 'worker 2', 'worker 10'] as readonly string[],
+  resize: { name: 'POST /resize', cpuMs: 80, wallMs: 80, mainCpuMs: 10, workerCpuMs: 70 },
+  health: { name: 'GET /health', cpuMs: 2 },
+  /** CPU and wall per thread: main, worker 2, worker 10. */
+  cpuMs: [20, 30, 50],
+  wallMs: [130, 25, 45],
+  workerFrames: ['workerLoop', 'resizeImage', 'encodePng', 'loadCodec'],
+  mainFrames: ['main', 'handleResize', 'health', '(garbage collector)', '(idle)'],
 } as const;

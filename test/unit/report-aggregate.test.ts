@@ -11,12 +11,12 @@ import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { EndpointTotals } from '../../src/export/local/endpoint-totals.js';
-import { aggregateRun, type FlameTree, modelRun, processFlameTree, type RunAggregates, spanFlameTree } from '../../src/report/aggregate.js';
+import { aggregateRun, type FlameTree, modelRun, processFlameTree, type RunAggregates, spanFlameTree, type ThreadValues } from '../../src/report/aggregate.js';
 import { exitSummary } from '../../src/report/exit-summary.js';
 import { latestRun, loadRunSync, resolveRunDir, RunError, type RunErrorCode } from '../../src/report/load-run.js';
 import { formatSummary } from '../../src/report/summary.js';
 import { scratchDirs } from '../support/scratch.js';
-import { SHOP, shopRecording, type SampleSpec, type SpanSpec, spanIdOf, traceIdOf, type WindowSpec, writeRecording } from '../support/recording.js';
+import { SHOP, shopRecording, type SampleSpec, type SpanSpec, spanIdOf, THREADS, threadsRecording, traceIdOf, type WindowSpec, writeRecording } from '../support/recording.js';
 
 const MS = 1_000_000;
 const { base, fresh } = scratchDirs('pyro-run-report-');
@@ -27,6 +27,12 @@ const frameName = (a: RunAggregates, frame: number) => (frame < 0 ? 'all' : (a.s
 
 /** The node reached by following function names from the root, e.g. ['main', 'handleUser', 'fib']. */
 function nodeAt(a: RunAggregates, tree: FlameTree, names: readonly string[]): { total: number; self: number } | undefined {
+  const node = nodeIndex(a, tree, names);
+  return node < 0 ? undefined : { total: tree.total[node] as number, self: tree.self[node] as number };
+}
+
+/** nodeAt's position in the tree's arrays, -1 when there is no such node. */
+function nodeIndex(a: RunAggregates, tree: FlameTree, names: readonly string[]): number {
   let node = 0;
   for (const name of names) {
     const depth = (tree.depth[node] as number) + 1;
@@ -34,21 +40,24 @@ function nodeAt(a: RunAggregates, tree: FlameTree, names: readonly string[]): { 
     for (let i = node + 1; i < tree.frame.length && (tree.depth[i] as number) >= depth; i++) {
       if (tree.depth[i] === depth && frameName(a, tree.frame[i] as number) === name) found = i;
     }
-    if (found < 0) return undefined;
+    if (found < 0) return -1;
     node = found;
   }
-  return { total: tree.total[node] as number, self: tree.self[node] as number };
+  return node;
 }
 
-/** total = self + children's totals, and children heaviest first: what a flame graph's widths rely on. */
-function assertConsistent(tree: FlameTree): void {
-  for (let i = 0; i < tree.frame.length; i++) {
+/**
+ * total = self + children's totals, and children heaviest first: what a flame graph's widths rely
+ * on. A thread's values on an all-threads tree are not ordered by the thread's own weights (`ordered` false).
+ */
+function assertConsistent(tree: Pick<FlameTree, 'depth' | 'self' | 'total'>, ordered = true): void {
+  for (let i = 0; i < tree.depth.length; i++) {
     let children = 0;
     let previous = Infinity;
-    for (let j = i + 1; j < tree.frame.length && (tree.depth[j] as number) > (tree.depth[i] as number); j++) {
+    for (let j = i + 1; j < tree.depth.length && (tree.depth[j] as number) > (tree.depth[i] as number); j++) {
       if (tree.depth[j] !== (tree.depth[i] as number) + 1) continue;
       children += tree.total[j] as number;
-      assert.ok((tree.total[j] as number) <= previous, `children of node ${i} are not heaviest first`);
+      if (ordered) assert.ok((tree.total[j] as number) <= previous, `children of node ${i} are not heaviest first`);
       previous = tree.total[j] as number;
     }
     assert.equal(tree.total[i], (tree.self[i] as number) + children, `node ${i}: total != self + children`);
@@ -280,6 +289,115 @@ describe('aggregating a recording', () => {
 
   it('skips the trees when asked (the exit summary does not need them)', () => {
     assert.equal(aggregateRun(shop(), { trees: false }).trees, undefined);
+  });
+});
+
+describe('worker threads', () => {
+  const aggregates = aggregateRun(loadRunSync(threadsRecording(fresh())));
+  const [w2, w10] = THREADS.workers;
+  const thread = (name: string) => THREADS.threadOrder.indexOf(name);
+  /** A thread's self and total on the tree's node at `position` (zero where it has no time). */
+  const threadAt = (values: ThreadValues | null | undefined, position: number) => {
+    const at = values?.node.indexOf(position) ?? -1;
+    return at < 0 ? { self: 0, total: 0 } : { self: values?.self[at] as number, total: values?.total[at] as number };
+  };
+  const resizeAt = () => aggregates.endpoints.findIndex((e) => e.name === THREADS.resize.name);
+  /** Every tree of the page: the whole process per kind, each endpoint's and slow span's per kind. */
+  const everyTree = (a: RunAggregates): [string, FlameTree][] => {
+    const trees = a.trees;
+    assert.ok(trees);
+    return [
+      ...Object.entries(trees.process).map(([kind, tree]): [string, FlameTree] => [`process ${kind}`, tree]),
+      ...trees.endpoints.flatMap((kinds, e) => Object.entries(kinds).map(([kind, tree]): [string, FlameTree] => [`endpoint ${a.endpoints[e]?.name} ${kind}`, tree])),
+      ...trees.slowest.flatMap((kinds, s) => Object.entries(kinds).map(([kind, tree]): [string, FlameTree] => [`span ${a.slowest[s]?.spanId} ${kind}`, tree])),
+    ];
+  };
+
+  it('lists the main thread first, then the workers by name (worker 2 before worker 10), with their CPU and wall time', () => {
+    assert.deepEqual(
+      aggregates.threads,
+      THREADS.threadOrder.map((name, t) => ({ name, cpuNs: (THREADS.cpuMs[t] as number) * MS, wallNs: (THREADS.wallMs[t] as number) * MS })),
+    );
+  });
+
+  it("an endpoint's flame graph holds the work its requests sent to worker threads", () => {
+    const endpoint = aggregates.endpoints[resizeAt()];
+    assert.equal(endpoint?.cpuNs, THREADS.resize.cpuMs * MS, 'the workers count in the endpoint CPU');
+    assert.equal(endpoint?.wallNs, THREADS.resize.wallMs * MS);
+    const tree = aggregates.trees?.endpoints[resizeAt()]?.cpu;
+    assert.ok(tree);
+    assert.equal(tree.total[0], THREADS.resize.cpuMs * MS);
+    assert.deepEqual(nodeAt(aggregates, tree, ['workerLoop', 'resizeImage']), { total: 50 * MS, self: 50 * MS });
+    assert.deepEqual(nodeAt(aggregates, tree, ['workerLoop', 'encodePng']), { total: 20 * MS, self: 20 * MS });
+    assert.deepEqual(nodeAt(aggregates, tree, ['main', 'handleResize']), { total: 10 * MS, self: 10 * MS });
+    assert.equal(nodeAt(aggregates, tree, ['workerLoop', 'loadCodec']), undefined, "a worker's work outside any span is in no endpoint");
+    const resizeImage = nodeIndex(aggregates, tree, ['workerLoop', 'resizeImage']);
+    assert.deepEqual(
+      tree.threads?.map((values) => threadAt(values, resizeImage).total),
+      [0, 10 * MS, 40 * MS],
+      'each worker has its own part of the frame',
+    );
+    const health = aggregates.trees?.endpoints[aggregates.endpoints.findIndex((e) => e.name === THREADS.health.name)]?.cpu;
+    assert.equal(health && nodeIndex(aggregates, health, ['workerLoop']), -1, "another endpoint's worker work leaked in");
+  });
+
+  it("a slow span's flame graph holds the work it sent to a worker, on that worker", () => {
+    const first = aggregates.slowest[0];
+    assert.equal(first?.spanId, spanIdOf(1));
+    assert.equal(first?.cpuNs, 45 * MS);
+    const tree = aggregates.trees?.slowest[0]?.cpu;
+    assert.ok(tree);
+    assert.equal(threadAt(tree.threads?.[thread(w10)], nodeIndex(aggregates, tree, ['workerLoop', 'resizeImage'])).total, 40 * MS);
+    assert.equal(tree.threads?.[thread(w2)], null, 'the other worker did nothing for this request');
+  });
+
+  it("each thread's values add up to the all-threads tree, in every view and kind", () => {
+    for (const [view, tree] of everyTree(aggregates)) {
+      const threads = tree.threads;
+      assert.ok(threads, `${view}: no per-thread values`);
+      assert.equal(threads.length, THREADS.threadOrder.length, view);
+      for (const values of threads) {
+        if (values === null) continue;
+        assert.equal(values.node[0], 0, `${view}: a thread's values start at the root`);
+        assert.ok(values.total.every((total) => total > 0), `${view}: a thread has a node it has no time in`);
+        assert.ok(values.node.every((node, i) => i === 0 || node > (values.node[i - 1] as number)), `${view}: a thread's nodes are not in the tree's order`);
+        assertConsistent({ depth: values.node.map((node) => tree.depth[node] as number), self: values.self, total: values.total }, false);
+      }
+      for (const column of ['self', 'total'] as const) {
+        const summed = tree[column].map((_, i): number => threads.reduce((n, values) => n + threadAt(values, i)[column], 0));
+        assert.deepEqual(summed, tree[column], `${view}: threads' ${column} values do not add up`);
+      }
+    }
+    const process = aggregates.trees?.process.cpu;
+    assert.deepEqual(
+      process?.threads?.map((values) => values?.total[0]),
+      THREADS.cpuMs.map((ms) => ms * MS),
+    );
+  });
+
+  it('a recording without thread_name labels ran on the main thread alone: no thread list, no per-thread values', () => {
+    const run = shop();
+    assert.deepEqual(run.samples.threads, [THREADS.main]);
+    assert.ok(run.samples.samples.cpu.thread.every((t) => t === 0));
+    const old = aggregateRun(run);
+    assert.equal(old.threads, undefined);
+    for (const [view, tree] of everyTree(old)) assert.equal(tree.threads, undefined, view);
+    assert.doesNotMatch(JSON.stringify(old), /"threads"/);
+  });
+
+  it('a recording whose samples all say thread_name main has one thread too', () => {
+    const dir = writeRecording(fresh(), { windows: [{ cpu: [{ stack: ['main', 'work'], value: 5 * MS, thread: THREADS.main }] }] });
+    const a = aggregateRun(loadRunSync(dir));
+    assert.equal(a.threads, undefined);
+    assert.equal(a.trees?.process.cpu.threads, undefined);
+  });
+
+  it('the summary says how the CPU time split between the threads (wall time when no CPU was recorded)', () => {
+    assert.match(formatSummary(aggregates), /\nSamples inside spans: .*\nCPU time by thread: main 20%, worker 2 30%, worker 10 50%\n$/);
+    const wallOnly = writeRecording(fresh(), {
+      windows: [{ wall: [{ stack: ['main'], value: 30 * MS, thread: THREADS.main }, { stack: ['workerLoop'], value: 10 * MS, thread: w2 }] }],
+    });
+    assert.match(formatSummary(aggregateRun(loadRunSync(wallOnly))), /\nWall time by thread: main 75%, worker 2 25%\n$/);
   });
 });
 
