@@ -12,8 +12,9 @@ import { EXEC_ARGV_KEY } from './protocol.js';
  * worker inherits when given none, less the main thread's preload (CLI-started, `--import
  * file:///…/dist/register.js`), which a worker would load for nothing.
  *
- * Inside the worker, `process.execArgv` is what it would have been without pyro-run (the worker's
- * preload puts it back: worker-preload.ts), so an app that reads or passes it on sees no change.
+ * Inside the worker, `process.execArgv` is what it would have been without pyro-run, but for the
+ * main thread's preload, which stands as the worker's (`shownExecArgv`; the worker's preload puts it
+ * back: worker-preload.ts), so an app that reads or passes it on sees what it gave.
  *
  * A worker refuses Node options that act on the whole process or on V8 (`--max-old-space-size`,
  * `--expose-gc`: ERR_WORKER_INVALID_EXEC_ARGV) when they are given, though it inherits them; those
@@ -50,20 +51,32 @@ export function preloadsAgent(execArgv: readonly string[]): boolean {
   return execArgv.some((arg, i) => (REQUIRE_FLAGS.has(execArgv[i - 1] ?? '') && arg === WORKER_PRELOAD) || arg === `--require=${WORKER_PRELOAD}`);
 }
 
-/** `execArgv` without the main thread's preload (`--import <url>`, `--require=<path>`, …). */
-export function withoutMainPreload(execArgv: readonly string[]): string[] {
+/** `execArgv` without the main thread's preload (`--import <url>`, `--require=<path>`, …), or with `instead` in its place. */
+export function withoutMainPreload(execArgv: readonly string[], instead: readonly string[] = []): string[] {
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i]!;
-    if (PRELOAD_FLAGS.has(arg) && MAIN_PRELOADS.has(execArgv[i + 1] ?? '')) {
-      i++;
+    const eq = arg.indexOf('=');
+    const pair = PRELOAD_FLAGS.has(arg) && MAIN_PRELOADS.has(execArgv[i + 1] ?? '');
+    if (pair || (eq > 0 && PRELOAD_FLAGS.has(arg.slice(0, eq)) && MAIN_PRELOADS.has(arg.slice(eq + 1)))) {
+      if (pair) i++;
+      if (!preloadsAgent(out)) out.push(...instead);
       continue;
     }
-    const eq = arg.indexOf('=');
-    if (eq > 0 && PRELOAD_FLAGS.has(arg.slice(0, eq)) && MAIN_PRELOADS.has(arg.slice(eq + 1))) continue;
     out.push(arg);
   }
   return out;
+}
+
+/**
+ * The `process.execArgv` a worker shows: what it would have had without pyro-run, but for the main
+ * thread's preload, which stands as the worker's (`--require <worker-preload.js>`). A worker
+ * starts its loader hooks' thread (`module.register`, as tsx does) with its `process.execArgv`:
+ * there the main thread's `--import` would be loaded by the very thread that loads modules, which
+ * then waits on itself (seen with tsx: the worker's first `import()` never settled).
+ */
+export function shownExecArgv(bare: readonly string[]): string[] {
+  return withoutMainPreload(bare, ['--require', WORKER_PRELOAD]);
 }
 
 /** The options refused in a worker, from ERR_WORKER_INVALID_EXEC_ARGV; undefined for any other error. */
@@ -95,7 +108,7 @@ export function spawnWithAgent(parts: SpawnParts): void {
   /** Starts a worker with `execArgv`, telling it the `execArgv` it would have had without pyro-run (the environment data a worker takes as it is made). */
   const startWith = (target: typeof Worker, args: unknown[], newTarget: unknown, options: WorkerOptions | undefined, execArgv: string[]) => {
     const before = threads.getEnvironmentData(EXEC_ARGV_KEY);
-    threads.setEnvironmentData(EXEC_ARGV_KEY, [...(options?.execArgv ?? process.execArgv)]);
+    threads.setEnvironmentData(EXEC_ARGV_KEY, shownExecArgv(options?.execArgv ?? process.execArgv));
     try {
       return Reflect.construct(target, [args[0], Object.create(options ?? null, { execArgv: { value: execArgv, enumerable: true } }), ...args.slice(2)], newTarget as typeof Worker) as InstanceType<typeof Worker>;
     } finally {

@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixture, NODE22, NODE26, registerPath, runCli, runNode } from '../support/child.js';
+import path from 'node:path';
+import { fixture, NODE22, NODE26, registerPath, repoRoot, runCli, runNode } from '../support/child.js';
 import { readRecording } from '../support/read-recording.js';
 import { OtlpSpanKind } from '../support/receiver.js';
 import { scratchDirs } from '../support/scratch.js';
@@ -59,11 +60,14 @@ test('workers started with options of their own, or none, or an environment of t
     assert.match(bare, new RegExp(`^${how}: agent false$`, 'm'));
     assert.match(agent, new RegExp(`^${how}: agent true$`, 'm'));
   }
-  // process.execArgv in each worker is what Node gives it without pyro-run: the main thread's, or its own.
+  // process.execArgv in each worker is what Node gives it without pyro-run: the main thread's, or
+  // its own; the main thread's preload stands as a worker's.
+  const workerPreload = path.join(repoRoot, 'dist/src/threads/worker-preload.js');
   for (const output of [bare, agent]) {
     const execArgvOf = (who: string) => JSON.parse(new RegExp(`^${who}: execArgv (.*)$`, 'm').exec(output)![1]!) as string[];
-    assert.deepEqual(execArgvOf('inherited'), execArgvOf('main'));
-    assert.deepEqual(execArgvOf('envless'), execArgvOf('main'));
+    const main = execArgvOf('main').join('\n').replace(`--import\n${registerPath}`, `--require\n${workerPreload}`).split('\n');
+    assert.deepEqual(execArgvOf('inherited'), main);
+    assert.deepEqual(execArgvOf('envless'), main);
     assert.deepEqual(execArgvOf('given'), ['--no-warnings']);
     assert.deepEqual(execArgvOf('empty'), []);
   }
@@ -74,6 +78,12 @@ test('workers started with options of their own, or none, or an environment of t
     const cpu = samples.filter((s) => s.labels.thread_name === how).reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
     assert.ok(cpu >= 0.8 * 100e6, `${how}: ${cpu / 1e6} ms of its 100 ms in the profile`);
   }
+});
+
+test('a worker that loads TypeScript through loader hooks it registers (tsx) loads it, as without pyro-run', async () => {
+  const { bare, agent } = await bareAndWithAgent('workers/loader-hooks.mjs', {}, ['--import', 'tsx']);
+  assert.equal(bare.trim(), 'twice 21 is 42');
+  assert.equal(agent, bare);
 });
 
 test('PYRO_RUN_WORKERS=off: workers run no agent of their own, messages are left alone, and only the main thread is recorded', async () => {

@@ -19,7 +19,7 @@ import { OWN, type ToMain } from '../../src/threads/protocol.js';
 import { RecentWork } from '../../src/threads/recent-work.js';
 import { SpanDirectory } from '../../src/threads/span-directory.js';
 import { workerThreadName } from '../../src/threads/worker-agent.js';
-import { preloadsAgent, refusedOptions, withoutMainPreload, withPreload } from '../../src/threads/worker-spawn.js';
+import { preloadsAgent, refusedOptions, shownExecArgv, withoutMainPreload, withPreload } from '../../src/threads/worker-spawn.js';
 
 const labels = (n: number, name = `span ${n}`) => new SpanLabels(n.toString(16).padStart(16, '0'), n.toString(16).padStart(32, '0'), { name });
 
@@ -42,6 +42,12 @@ describe('a worker started with the preload', () => {
       assert.deepEqual(withoutMainPreload(['--enable-source-maps', ...given, '--conditions=dev']), ['--enable-source-maps', '--conditions=dev'], given.join(' '));
     }
     assert.deepEqual(withoutMainPreload(['--import', 'tsx']), ['--import', 'tsx'], 'anything else stays');
+  });
+
+  it('shows, in the worker, the execArgv it would have had, but for the main thread’s preload, which stands as its own (a loader hooks thread starts from it)', () => {
+    const main = new URL('../../register.js', pathToFileURL(preload)).href;
+    assert.deepEqual(shownExecArgv(['--no-warnings']), ['--no-warnings']);
+    assert.deepEqual(shownExecArgv(['--import=tsx', '--import', main, '--max-old-space-size=300']), ['--import=tsx', '--require', preload, '--max-old-space-size=300']);
   });
 
   it('learns from ERR_WORKER_INVALID_EXEC_ARGV which options a worker refuses', () => {
