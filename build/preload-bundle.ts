@@ -38,7 +38,9 @@ const MARK = '// pyro-run preload bundle: built by build/preload-bundle.ts from 
 const LAZY_REQUIRES = ["globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url)('./boot.js')", "globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url)('../threads/worker-agent.js')"];
 
 
-function ownModules(): Plugin {
+/** Our modules from tsc's output, each keeping its own `import.meta.url` as seen from the bundle at `outfile`. */
+function ownModules(outfile: string): Plugin {
+  const bundleDir = path.dirname(outfile);
   return {
     name: 'pyro-run-own-modules',
     setup(build) {
@@ -52,7 +54,7 @@ function ownModules(): Plugin {
             text = text.replaceAll(lazy, `require${lazy.slice(lazy.lastIndexOf("("))}`);
           }
         }
-        return { contents: keepOwnUrl(text, path.relative(dist, args.path)), loader: 'js' };
+        return { contents: keepOwnUrl(text, path.relative(bundleDir, args.path)), loader: 'js' };
       });
     },
   };
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
     await esbuild.build({
       entryPoints: [preload],
       outfile: preload,
-    allowOverwrite: true,
+      allowOverwrite: true,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
       banner: { js: MARK },
       legalComments: 'inline',
       logLevel: 'warning',
-      plugins: [ownModules()],
+      plugins: [ownModules(preload)],
     });
   }
 }

@@ -4,9 +4,10 @@
  * dist/src/ one by one; and each bundled module still resolves paths from its own file.
  */
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { keepOwnUrl } from '../../build/own-url.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
@@ -21,6 +22,17 @@ test("a bundled module's import.meta.url is its own file's, resolved from the bu
     ['no url here', 'src/x.js', 'no url here'],
   ];
   for (const [text, file, expected] of cases) assert.equal(keepOwnUrl(text, file), expected, file);
+});
+
+test('every module in each preload bundle (the main thread\'s, a worker\'s) resolves its own file from the bundle\'s folder', () => {
+  for (const bundle of [registerPath, path.join(repoRoot, 'dist/src/threads/worker-preload.js')]) {
+    const own = [...readFileSync(bundle, 'utf8').matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)].map((match) => match[1]!);
+    assert.ok(own.length > 0, `${bundle} keeps its modules' URLs`);
+    for (const file of new Set(own)) {
+      const resolved = fileURLToPath(new URL(file, pathToFileURL(bundle)));
+      assert.ok(existsSync(resolved), `${path.relative(repoRoot, bundle)}: ${file} is ${resolved}, which does not exist`);
+    }
+  }
 });
 
 test("before the app's first line, the agent's code is dist/register.js and the vendored bundles, nothing of dist/src/", async () => {

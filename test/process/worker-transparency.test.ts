@@ -2,7 +2,7 @@
  * Worker threads behave as without pyro-run: messages arrive as posted, however they travel; a
  * worker started inside a request starts and prints as any other; workers have the globals the main
  * thread has (a test runner's leak check compares them); workers started with options of their own,
- * or by a process with V8 options, are profiled too; what workers sampled last is sent when the
+ * or by a process with V8 options, or by a worker, are profiled too, and so is a process a worker forks; what workers sampled last is sent when the
  * process ends; and PYRO_RUN_WORKERS=off leaves workers alone.
  */
 import assert from 'node:assert/strict';
@@ -53,31 +53,33 @@ test('a worker has the globals the main thread has: @hapi/lab’s leak check (ma
   assert.equal(agent, bare);
 });
 
-test('workers started with options of their own, or none, or an environment of their own, by a process with V8 options a worker refuses, run the agent and are profiled', async () => {
-  const { bare, agent, out } = await bareAndWithAgent('workers/exec-argv.mjs', {}, ['--max-old-space-size=300', '--expose-gc', '--stack-trace-limit=20']);
-  const ways = ['inherited', 'given', 'empty', 'envless'];
-  for (const how of ways) {
+test('workers started with options of their own, or none, or an environment of their own, or by a worker, by a process with V8 options a worker refuses, run the agent and are profiled; so does a process a worker forks', async () => {
+  const forkOut = fresh();
+  const { bare, agent, out } = await bareAndWithAgent('workers/exec-argv.mjs', { FORK_OUTPUT_DIR: forkOut }, ['--max-old-space-size=300', '--expose-gc', '--stack-trace-limit=20']);
+  const burners = ['inherited', 'given', 'empty', 'envless', 'nested'];
+  for (const how of [...burners, 'nesting', 'forked']) {
     assert.match(bare, new RegExp(`^${how}: agent false$`, 'm'));
     assert.match(agent, new RegExp(`^${how}: agent true$`, 'm'));
   }
-  // process.execArgv in each worker is what Node gives it without pyro-run: the main thread's, or
-  // its own; the main thread's preload stands as a worker's.
+  // process.execArgv in each worker is what Node gives it without pyro-run: the main thread's (or
+  // its starter's), or its own; the main thread's preload stands as a worker's, which a process
+  // started with it runs as the main thread's.
   const workerPreload = path.join(repoRoot, 'dist/src/threads/worker-preload.js');
   for (const output of [bare, agent]) {
     const execArgvOf = (who: string) => JSON.parse(new RegExp(`^${who}: execArgv (.*)$`, 'm').exec(output)![1]!) as string[];
     const main = execArgvOf('main').join('\n').replace(`--import\n${registerPath}`, `--require\n${workerPreload}`).split('\n');
-    assert.deepEqual(execArgvOf('inherited'), main);
-    assert.deepEqual(execArgvOf('envless'), main);
+    for (const inheriting of ['inherited', 'envless', 'nesting', 'nested', 'forked']) assert.deepEqual(execArgvOf(inheriting), main, inheriting);
     assert.deepEqual(execArgvOf('given'), ['--no-warnings']);
     assert.deepEqual(execArgvOf('empty'), []);
   }
   const samples = readRecording(out).profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples);
-  for (const how of ways) {
+  for (const how of burners) {
     assert.ok(samples.some((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how), `${how}: its function under its name`);
     // The whole thread's CPU: its collections are under their own frame.
     const cpu = samples.filter((s) => s.labels.thread_name === how).reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
     assert.ok(cpu >= 0.8 * 100e6, `${how}: ${cpu / 1e6} ms of its 100 ms in the profile`);
   }
+  assert.ok(readRecording(forkOut).manifest, 'the forked process recorded a run of its own');
 });
 
 test('a worker that loads TypeScript through loader hooks it registers (tsx) loads it, as without pyro-run', async () => {
