@@ -45,7 +45,7 @@ test('worker threads: the worker runs an agent of its own, whose samples the mai
 /** Fixtures that start more Node processes; each process prints a line with its pid, the first one last, once the others exited 0. */
 const families = [
   { name: 'child_process.fork', fixture: 'ecosystem/fork-parent.cjs', processes: 2, done: /parent pid \d+ saw child exit 0/ },
-  { name: 'cluster', fixture: 'ecosystem/cluster.cjs', processes: 3, done: /primary pid \d+ saw workers exit 0,0/ },
+  { name: 'cluster', fixture: 'ecosystem/cluster.cjs', processes: 3, done: /primary pid \d+ saw workers exit 0,0, listening \[\]/ },
 ];
 
 for (const family of families) {
@@ -55,7 +55,7 @@ for (const family of families) {
       const app = runCli(['--server', receiver.url, '--otlp-endpoint', receiver.url, fixture(family.fixture)], { env: { RECEIVER: receiver.url } });
       const exit = await app.exit();
       assert.equal(exit.code, 0, app.stderr);
-      assert.match(app.stdout, family.done);
+      assert.match(app.stdout, family.done, `${app.stdout}${app.stderr}`);
       assert.doesNotMatch(app.stdout, /started=false/);
       const pids = [...app.stdout.matchAll(/\bpid (\d+)/g)].map((m) => Number(m[1]));
       assert.equal(pids.length, family.processes, app.stdout);

@@ -46,6 +46,9 @@ function listenOnLoopback(): Promise<Server> {
   server.unref();
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
+    // Exclusive: in a cluster worker a listen otherwise goes through the primary (lib/net.js,
+    // listenInCluster), which then emits 'listening' for it to the app and exchanges messages
+    // with the worker over its IPC channel, while the worker may be disconnecting.
+    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => resolve(server));
   });
 }
