@@ -2,7 +2,8 @@
 // print it: one entry per test, named by its path of subtests, with its outcome. Pure: text in,
 // results out.
 
-const RESULT = /^( *)(not ok|ok) \d+(?: -)? ?(.*?)(?: # (SKIP|TODO)\b.*)?$/i;
+// A directive after the name: SKIP and TODO, and node-tap's `# time=…` (which differs run to run).
+const RESULT = /^( *)(not ok|ok) \d+(?: -)? ?(.*?)(?: # (SKIP|TODO)\b.*| # time=\S+)?$/i;
 const SUBTEST = /^( *)# Subtest: (.*)$/;
 /** node's runner indents a subtest's lines by four spaces per level. */
 const INDENT = 4;

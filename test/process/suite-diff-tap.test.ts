@@ -42,6 +42,15 @@ test("mocha's TAP: flat, the suite's title before the test's, failures with thei
   ]);
 });
 
+test("node-tap's result lines: the time it appends to a test without assertions is no part of its name", () => {
+  const text = ['ok 1 - acquire with no resources # time=20.863ms', 'ok 2 - drain # time=1.2s', 'not ok 3 - destroy', '1..3'].join('\n');
+  assert.deepEqual(tap.parseTap(text), [
+    { name: 'acquire with no resources', outcome: 'pass' },
+    { name: 'drain', outcome: 'pass' },
+    { name: 'destroy', outcome: 'fail' },
+  ]);
+});
+
 test("node's TAP: subtests named by their path, suites left out (their outcome is their children's)", () => {
   const text = [
     'TAP version 13',
