@@ -7,12 +7,10 @@
  */
 import * as threads from 'node:worker_threads';
 import { start, startWorker } from './src/agent/start.js';
+import { globalState } from './src/util/global-state.js';
 
-const STARTED = Symbol.for('pyro-run.started');
-const global = globalThis as { [STARTED]?: boolean };
-
-if (!global[STARTED] && !(threads as { isInternalThread?: boolean }).isInternalThread) {
-  global[STARTED] = true;
+if (!(threads as { isInternalThread?: boolean }).isInternalThread && !globalState().started) {
+  globalState().started = true;
   try {
     if (threads.isMainThread) start();
     else startWorker();

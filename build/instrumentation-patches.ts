@@ -44,6 +44,10 @@ const GUARD_SLOT = [
   'let patchFailed = (owner, module, error) => { throw error; };',
   'exports.patchFailed = (owner, module, error) => patchFailed(owner, module, error);',
   'exports.setPatchFailed = (report) => { patchFailed = report; };',
+  // A function an instrumentation puts in place of the app's, shaped as the app's.
+  'let standIn = (replacement) => replacement;',
+  'exports.standIn = (replacement, original) => standIn(replacement, original);',
+  'exports.setStandIn = (shape) => { standIn = shape; };',
 ].join('\n');
 
 /** `patch` run so that its error is reported through shimmer's patchFailed and the module is returned as it came. */
@@ -121,6 +125,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: 'the same, for a module namespace (ESM)',
         find: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper);',
         replace: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper, this.instrumentationName);',
+      },
+      {
+        why: "a handler, middleware or callback an instrumentation puts in place of the app's reads as a function of its own: its name, arity and kind (async or not) are lost to the library (restify's and hapi's handler names, connect's arity)",
+        find: '\t_unwrap = (moduleExports, name) => {',
+        replace: '\t_standIn = (replacement, original) => require_shimmer.standIn(replacement, original);\n\t_unwrap = (moduleExports, name) => {',
       },
       {
         why: "an instrumentation's patch of a Node module that throws makes the app's require (or import) of it throw",
@@ -215,6 +224,169 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'return function use(middlewareFunction) {\n\t\t\tlet patchedFunction;',
         replace: 'return function use(middlewareFunction) {\n\t\t\tif (typeof middlewareFunction !== "function") return original.apply(this, arguments);\n\t\t\tlet patchedFunction;',
       },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-connect',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "app.use(path, server) and app.use(path, subApp): connect mounts an http.Server by its request listener and a sub-app through its `.handle` (setting the sub-app's `.route`), but it was handed the instrumentation's function instead — a mounted server answered 404, a sub-app's route stayed '/'. connect's own use() goes first; the layer it pushes (a plain function whatever it was given) is instrumented",
+        find: 'const middleWare = args[args.length - 1];\n\t\t\tconst routeName = args[args.length - 2] || "";\n\t\t\targs[args.length - 1] = instrumentation._patchMiddleware(routeName, middleWare);\n\t\t\treturn original.apply(this, args);',
+        replace: [
+          'const routeName = args[args.length - 2] || "";',
+          '\t\t\tconst stack = Array.isArray(this?.stack) ? this.stack : void 0;',
+          '\t\t\tconst before = stack?.length;',
+          '\t\t\tconst result = original.apply(this, args);',
+          '\t\t\tconst layer = stack !== void 0 && stack.length === before + 1 ? stack[before] : void 0;',
+          '\t\t\tif (typeof layer?.handle === "function") layer.handle = instrumentation._patchMiddleware(routeName, layer.handle);',
+          '\t\t\treturn result;',
+        ].join('\n'),
+      },
+      { why: "the middleware's name and own properties, as connect and the app read them", find: '\t\treturn patchedMiddleware;\n', replace: '\t\treturn this._standIn(patchedMiddleware, middleWare);\n' },
+      {
+        why: "connect's export (createServer) replaced by an anonymous function of no arity",
+        find: '_patchConstructor(original) {\n\t\tconst instrumentation = this;\n\t\treturn function(...args) {',
+        replace: '_patchConstructor(original) {\n\t\tconst instrumentation = this;\n\t\treturn this._standIn(function(...args) {',
+      },
+      { why: 'the same', find: '\t\t\treturn app;\n\t\t};\n', replace: '\t\t\treturn app;\n\t\t}, original);\n' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-restify',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // restify's chain reads a handler's name (`_name`: its per-handler timers, the audit log,
+        // route names 'handler-0-first') and its arity: 4 is an error-handling middleware, called as
+        // (err, req, res, next) on errors only; ≤ 2 must be an async function (lib/chain.js).
+        why: "each handler became an anonymous arrow of arity 3: restify's handler names were lost ('handler-0-first' for 'first', timers under undefined), and an error-handling middleware (arity 4) was called for every request with (req, res, next) instead of on errors",
+        find: '\t_handlerPatcher(metadata, handler) {\n',
+        replace: [
+          '\t_handlerStandIn(handler, patched) {',
+          '\t\tconst errorHandling = handler.length === 4;',
+          '\t\treturn this._standIn(function(...args) {',
+          '\t\t\tconst [req, res, next] = errorHandling ? args.slice(1) : args;',
+          '\t\t\tconst withNext = (nextArg) => errorHandling ? [args[0], req, res, nextArg] : [req, res, nextArg];',
+          '\t\t\treturn patched(req, res, next, this, withNext);',
+          '\t\t}, handler);',
+          '\t}',
+          '\t_handlerPatcher(metadata, handler) {\n',
+        ].join('\n'),
+      },
+      {
+        why: 'the same',
+        find: 'if (typeof handler === "function") return (req, res, next) => {',
+        replace: 'if (typeof handler === "function") return this._handlerStandIn(handler, (req, res, next, receiver, withNext) => {',
+      },
+      { why: 'the same', find: 'if (this._isDisabled) return handler(req, res, next);', replace: 'if (this._isDisabled) return handler.apply(receiver, withNext(next));' },
+      {
+        why: 'the same',
+        find: 'if (require_utils.isAsyncFunction(handler)) return wrapPromise(handler(req, res, next));',
+        replace: 'if (require_utils.isAsyncFunction(handler)) return wrapPromise(handler.apply(receiver, withNext(next)));',
+      },
+      { why: 'the same', find: 'const result = handler(req, res, next);', replace: 'const result = handler.apply(receiver, withNext(next));' },
+      { why: 'the same', find: '}, this, req, res, patchedNext);\n\t\t};', replace: '}, this, req, res, patchedNext);\n\t\t});' },
+      {
+        why: "a handler that calls next() before it returns ended its span twice (once in next, once on return): 'You can only call end() on a span once' on the app's stderr",
+        find: 'const span = this.tracer.startSpan(spanName, { attributes }, _opentelemetry_api.context.active());',
+        replace: [
+          'const span = this.tracer.startSpan(spanName, { attributes }, _opentelemetry_api.context.active());',
+          '\t\t\tconst endSpan = span.end;',
+          '\t\t\tlet spanEnded = false;',
+          '\t\t\tspan.end = (...endArgs) => {',
+          '\t\t\t\tif (spanEnded) return;',
+          '\t\t\t\tspanEnded = true;',
+          '\t\t\t\tendSpan.apply(span, endArgs);',
+          '\t\t\t};',
+        ].join('\n'),
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-hapi',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "a route whose `options` is a function is called by hapi with the realm's bind context (`server.bind()`) as `this`; the instrumentation's stand-in called it without: Cannot read properties of undefined",
+        find: 'route.options = function(server) {\n\t\t\t\tconst options = oldOptions(server);',
+        replace: 'route.options = instrumentation._standIn(function(server) {\n\t\t\t\tconst options = oldOptions.call(this, server);',
+      },
+      { why: 'the same', find: '\t\t\t\treturn options;\n\t\t\t};\n', replace: '\t\t\t\treturn options;\n\t\t\t}, oldOptions);\n' },
+      {
+        why: "a route handler's name (hapi names it in its errors) and own properties were the instrumentation's anonymous function's",
+        find: 'return async function(...params) {',
+        replace: 'return instrumentation._standIn(async function(...params) {',
+      },
+      { why: 'the same', find: '\t\t\t};\n\t\t};\n\t\tif (typeof route.handler === "function")', replace: '\t\t\t}, oldHandler);\n\t\t};\n\t\tif (typeof route.handler === "function")' },
+      {
+        why: "an extension method (server.ext) was called with `this` undefined instead of the bind context hapi gives it, under its name lost",
+        find: 'const newHandler = async function(...params) {',
+        replace: 'const newHandler = instrumentation._standIn(async function(...params) {',
+      },
+      { why: 'the same', find: 'method, void 0, ...params)', replace: 'method, this, ...params)' },
+      { why: 'the same', find: '\t\t\t};\n\t\t\treturn newHandler;', replace: '\t\t\t}, method);\n\t\t\treturn newHandler;' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-http',
+    file: 'dist/utils.cjs',
+    patches: [
+      {
+        // Node's net.Socket caches its peer's address (`_peername`) on the first read of
+        // `remoteAddress`/`remotePort` while connected; read later, after the socket is gone, it is
+        // undefined unless something read it before (lib/net.js, Socket.prototype._getpeername).
+        why: "the request's peer address read at request start stayed cached in the socket: after the socket was destroyed, `socket.remoteAddress` read '127.0.0.1' where Node gives undefined (hapi's request.info.remoteAddress)",
+        find: 'const getOutgoingRequestAttributesOnResponse = (response) => {',
+        replace: [
+          'const uncachedPeer = (socket) => {',
+          '\tif (socket == null) return {};',
+          '\tconst cached = socket._peername;',
+          '\tconst own = Object.prototype.hasOwnProperty.call(socket, "_peername");',
+          '\tconst peer = {',
+          '\t\tremoteAddress: socket.remoteAddress,',
+          '\t\tremotePort: socket.remotePort',
+          '\t};',
+          '\tif (!cached) {',
+          '\t\tif (own) socket._peername = cached;',
+          '\t\telse delete socket._peername;',
+          '\t}',
+          '\treturn peer;',
+          '};',
+          'const getOutgoingRequestAttributesOnResponse = (response) => {',
+        ].join('\n'),
+      },
+      { why: 'the same, for the response to an outgoing request', find: 'const { remoteAddress, remotePort } = socket;', replace: 'const { remoteAddress, remotePort } = uncachedPeer(socket);' },
+      { why: 'the same, for the client address', find: 'const remote = request.socket.remoteAddress;', replace: 'const remote = uncachedPeer(request.socket).remoteAddress;' },
+      {
+        why: 'the same, for an incoming request',
+        find: '[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_ADDRESS]: request.socket.remoteAddress,\n\t\t[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_PORT]: request.socket.remotePort,',
+        replace: '[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_ADDRESS]: peer.remoteAddress,\n\t\t[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_PORT]: peer.remotePort,',
+      },
+      { why: 'the same', find: 'const remoteClientAddress = getRemoteClientAddress(request);', replace: 'const remoteClientAddress = getRemoteClientAddress(request);\n\tconst peer = uncachedPeer(request.socket);' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-pino',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "pino's export replaced by an anonymous arrow carrying only its enumerable properties: `pino.name` read '' and `pino.length` 0",
+        find: 'const patchedPino = Object.assign((...args) => {',
+        replace: 'const patchedPino = this._standIn((...args) => {',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-lru-memoizer',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "the memoized function the app gets was a bare function without lru-memoizer's own properties: `memoized.del()`, `.keys()`, `.reset()`, `.on()` threw TypeError, `.hash`, `.load`, `.max` read undefined",
+        find: 'const asyncMemoizer = function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn function() {',
+        replace: 'const standIn = this._standIn;\n\t\t\tconst asyncMemoizer = standIn(function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn standIn(function() {',
+      },
+      { why: 'the same', find: '\t\t\t\t};\n\t\t\t};\n\t\t\tasyncMemoizer.sync = moduleExports.sync;', replace: '\t\t\t\t}, origMemoizer);\n\t\t\t}, moduleExports);\n\t\t\tasyncMemoizer.sync = moduleExports.sync;' },
     ],
   },
 ];

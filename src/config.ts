@@ -72,6 +72,8 @@ export interface Config {
   profiles: ProfileType[];
   /** Worker threads get an agent of their own (profiled, their samples sent with the main thread's), and messages between threads carry their span. */
   workers: boolean;
+  /** Nothing about instrumentations' internals on the app's stderr (to the debug log instead), and, in local mode, no notices or exit summary. */
+  quiet: boolean;
   spanScope: SpanScope;
   /** Where recordings go when nothing is sent (local mode); undefined = send to the configured backends. */
   local: { dir: string; capBytes: number; totalCapBytes: number; quiet: boolean; forced: boolean } | undefined;
@@ -418,7 +420,7 @@ export const SETTINGS = {
   out: { flag: 'out', arg: '<dir>', env: 'PYRO_RUN_OUTPUT_DIR', description: 'record into DIR (one subfolder per run) instead of sending; forces local mode', defaultText: './pyro-run-data when no backend is set', parse: text },
   maxRunSize: { flag: 'max-run-size', arg: '<MB>', env: 'PYRO_RUN_MAX_RUN_MB', description: 'local mode: disk cap per run; spans take half at most, older profile windows are merged to fit', defaultText: '200', parse: positiveNumber(1_000_000, 'megabytes') },
   maxTotalSize: { flag: 'max-total-size', arg: '<MB>', env: 'PYRO_RUN_MAX_TOTAL_MB', description: 'local mode: disk cap of all the runs in the output folder; the oldest finished runs go first, running ones are kept', defaultText: '1024', parse: positiveNumber(1_000_000, 'megabytes') },
-  quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: 'local mode: no notices and no exit summary', defaultText: 'off', parse: onOff },
+  quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: "no warnings about the instrumentations' internals (they go to the debug log); local mode: no notices and no exit summary", defaultText: 'off', parse: onOff },
   sourceMaps: { flag: 'source-maps', arg: '<on|off>', env: 'PYRO_RUN_SOURCE_MAPS', description: "name the original (e.g. TypeScript) file and line in profiles, from the app's source maps", defaultText: 'on', parse: onOff },
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope 2.1+ keeps it per sample, as span_id; before 2.1 it becomes a series label: one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
@@ -807,6 +809,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     proxy: undefined,
     profiles: get('profiles') ?? ['cpu', 'wall'],
     workers: get('workers') ?? true,
+    quiet: get('quiet') ?? false,
     spanScope: get('spanScope') ?? 'root',
     local: undefined,
     sourceMaps: get('sourceMaps') ?? true,
@@ -857,7 +860,6 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     dir: get('out'),
     runMb: get('maxRunSize'),
     totalMb: get('maxTotalSize'),
-    quiet: get('quiet'),
   });
   // In local files trace_id costs nothing; sent to a Pyroscope before 2.1 it becomes a series label.
   // Over OTLP a sample's link carries its trace ID, whatever the setting.
@@ -921,7 +923,7 @@ export const DEFAULT_OUTPUT_DIR = 'pyro-run-data';
 function localMode(
   config: Config,
   destinationChosen: boolean,
-  given: { dir: string | undefined; runMb: number | undefined; totalMb: number | undefined; quiet: boolean | undefined },
+  given: { dir: string | undefined; runMb: number | undefined; totalMb: number | undefined },
 ): Config['local'] {
   const anyDestination = config.pyroscope.serverAddress !== undefined || config.traces.endpoint !== undefined || destinationChosen;
   const { dir } = given;
@@ -930,7 +932,7 @@ function localMode(
     dir: dir ?? DEFAULT_OUTPUT_DIR,
     capBytes: mbToBytes(given.runMb ?? 200),
     totalCapBytes: mbToBytes(given.totalMb ?? 1024),
-    quiet: given.quiet ?? false,
+    quiet: config.quiet,
     forced: dir !== undefined,
   };
 }

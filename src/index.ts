@@ -14,6 +14,7 @@
  */
 import { type Env, SETTINGS, type SettingKey } from './config.js';
 import { start as startFromEnv } from './agent/start.js';
+import { globalState } from './util/global-state.js';
 
 export type { Config, ProfileType, SpanScope } from './config.js';
 export { SETTINGS } from './config.js';
@@ -26,8 +27,6 @@ export interface PyroRun {
   shutdown(): Promise<void>;
 }
 
-const STARTED = Symbol.for('pyro-run.started');
-
 /** Options → the env the preload would read, over the process env. Pure. */
 export function envFromOptions(options: StartOptions, base: Env): Env {
   const env: Record<string, string | undefined> = { ...base };
@@ -38,9 +37,9 @@ export function envFromOptions(options: StartOptions, base: Env): Env {
 }
 
 export function start(options: StartOptions = {}): PyroRun {
-  const global = globalThis as { [STARTED]?: boolean };
-  if (global[STARTED]) return { shutdown: () => Promise.resolve() };
-  global[STARTED] = true;
+  const state = globalState();
+  if (state.started) return { shutdown: () => Promise.resolve() };
+  state.started = true;
   const started = startFromEnv(envFromOptions(options, process.env));
   return {
     async shutdown() {

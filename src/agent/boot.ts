@@ -105,7 +105,7 @@ export function boot(config: Config, log: Logger): Started {
   let pools: Pools | undefined;
   if (tracingOn) {
     try {
-      guardInstrumentations(log);
+      guardInstrumentations(log, config.quiet);
       const linkProcessor: SpanProcessor | undefined = linking && new SpanLinkProcessor(registry, config.spanScope);
       tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
       // After tracing: its require hook must not exist while startTracing loads exporters (see there).

@@ -6,11 +6,10 @@
  * without pyro-run, and whichever of the two starts first.
  */
 
+import { type GlobalState, globalState } from '../util/global-state.js';
+
 /** What the agent publishes: its span linking (and, in local mode, the recording of spans). */
-export interface SpanHooks {
-  onStart(span: object, parentContext: unknown): void;
-  onEnd(span: object): void;
-}
+export type SpanHooks = NonNullable<GlobalState['spanHooks']>;
 
 /**
  * Structurally an OpenTelemetry `SpanProcessor` of any SDK version (sdk-trace-base 1.x/2.x,
@@ -23,26 +22,23 @@ export interface PyroscopeSpanProcessor {
   shutdown(): Promise<void>;
 }
 
-/** The running agent's hooks, on a global symbol: the app may load its own copy of this module. */
-const PUBLISHED = Symbol.for('pyro-run.span-hooks');
 /** Marks our processor, so the agent does not add its hooks a second time to a provider that has it. */
 const BRAND = Symbol.for('pyro-run.span-processor');
 
-type Holder = { [PUBLISHED]?: SpanHooks };
-
+/** The running agent's hooks, in pyro-run's global: the app may load its own copy of this module. */
 export function publishSpanHooks(hooks: SpanHooks | undefined): void {
-  (globalThis as Holder)[PUBLISHED] = hooks;
+  globalState().spanHooks = hooks;
 }
 
 export function pyroscopeSpanProcessor(): PyroscopeSpanProcessor {
-  const holder = globalThis as Holder;
+  const state = globalState();
   return {
     [BRAND]: true,
     onStart(span, parentContext) {
-      holder[PUBLISHED]?.onStart(span, parentContext);
+      state.spanHooks?.onStart(span, parentContext);
     },
     onEnd(span) {
-      holder[PUBLISHED]?.onEnd(span);
+      state.spanHooks?.onEnd(span);
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

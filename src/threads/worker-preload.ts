@@ -1,24 +1,22 @@
 /**
  * A worker thread's preload (worker-spawn.ts gives it to every worker with `--require`): its agent
  * only, a module of its own so a worker does not load the main thread's agent. Started once per
- * thread (the symbol the main thread's preload sets, which may run in the worker too); never
+ * thread (the mark the main thread's preload sets in pyro-run's global, which may run in the worker too); never
  * throws. On a main thread — a process started with a worker's `execArgv` — it is the main
  * thread's preload.
  */
 import { createRequire } from 'node:module';
 import * as threads from 'node:worker_threads';
 import { EXEC_ARGV_KEY } from './protocol.js';
+import { globalState } from '../util/global-state.js';
 import { startWorker } from './worker-agent.js';
-
-const STARTED = Symbol.for('pyro-run.started');
-const global = globalThis as { [STARTED]?: boolean };
 
 if (threads.isMainThread) {
   createRequire(import.meta.url)('../../register.js');
 } else {
   restoreExecArgv();
-  if (!global[STARTED] && !(threads as { isInternalThread?: boolean }).isInternalThread) {
-    global[STARTED] = true;
+  if (!(threads as { isInternalThread?: boolean }).isInternalThread && !globalState().started) {
+    globalState().started = true;
     try {
       startWorker();
     } catch (error) {

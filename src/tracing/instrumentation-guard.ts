@@ -21,9 +21,7 @@
  */
 import { type Logger, reason } from '../log.js';
 import { otelShimmer } from '../vendor.js';
-
-/** Any function: shimmer wraps whatever a module exports. */
-type AnyFunction = (...args: any[]) => unknown;
+import { type AnyFunction, mirror, standIn } from './function-shape.js';
 
 export type WrapperFactory = (original: AnyFunction, name: string) => unknown;
 /** shimmer's `wrapper(original, name)`, guarded; `owner` is the instrumentation's name. */
@@ -79,26 +77,6 @@ function passThrough(original: AnyFunction): AnyFunction {
   return through;
 }
 
-/**
- * `target` given what is read of `fn`: its own properties (`length`, `name`, `prototype`, static
- * members) and its prototype (a class's parent). Plain functions rather than Proxies: V8 calls and
- * inlines them as any other, where a Proxy in a hot path (a router's per-layer call) cost ~3% of
- * an express request's CPU side by side.
- */
-function mirror<T extends AnyFunction>(target: T, fn: AnyFunction): T {
-  for (const key of Reflect.ownKeys(fn)) {
-    const descriptor = Object.getOwnPropertyDescriptor(fn, key);
-    if (descriptor === undefined || key === 'arguments' || key === 'caller') continue;
-    try {
-      Object.defineProperty(target, key, descriptor);
-    } catch {
-      // A property the target cannot take (non-configurable on it): the wrapper's own stays.
-    }
-  }
-  if (Object.getPrototypeOf(target) !== Object.getPrototypeOf(fn)) Object.setPrototypeOf(target, Object.getPrototypeOf(fn));
-  return target;
-}
-
 /** The guard shimmer calls in place of `wrapper(original, name)`. */
 export function wrapGuard(onFailure: OnFailure): WrapGuard {
   return (wrapper, original, name, owner = 'an instrumentation') => {
@@ -128,28 +106,30 @@ export function wrapGuard(onFailure: OnFailure): WrapGuard {
       } finally {
         active = outer;
       }
-    }, fn);
+    }, original, fn);
     return guarded;
   };
 }
 
 /**
  * Puts the guard into the bundled shimmer before any instrumentation wraps: a failure is warned
- * once per instrumentation. An instrumentation whose patch of a whole module throws (the bundle
- * build wraps InstrumentationBase's calls of `patch`) leaves that module as it came, with one
- * warning, instead of making the app's `require` or `import` of it throw. shimmer's own complaints
- * (a function it was asked to wrap is missing in this version of a library) go to debug instead
- * of the app's stderr.
+ * once per instrumentation (`quiet`: to the debug log only). An instrumentation whose patch of a
+ * whole module throws (the bundle build wraps InstrumentationBase's calls of `patch`) leaves that
+ * module as it came, told the same way, instead of making the app's `require` or `import` of it
+ * throw. shimmer's own complaints (a function it was asked to wrap is missing in this version of a
+ * library) go to debug instead of the app's stderr.
  */
-export function guardInstrumentations(log: Logger): void {
+export function guardInstrumentations(log: Logger, quiet: boolean): void {
   const shimmer = otelShimmer();
+  const tell = (key: string, message: string) => (quiet ? log.debug(message) : log.warnOnce(key, message));
   shimmer.setWrapGuard(
     wrapGuard((owner, name, error) =>
-      log.warnOnce(`wrap-guard:${owner}`, `${owner} failed in its wrapper of ${name}() (${reason(error)}); that call ran without it, the app is not affected`),
+      tell(`wrap-guard:${owner}`, `${owner} failed in its wrapper of ${name}() (${reason(error)}); that call ran without it, the app is not affected`),
     ),
   );
   shimmer.setPatchFailed((owner, module, error) =>
-    log.warnOnce(`patch-guard:${owner}:${module}`, `${owner} could not instrument ${module} (${reason(error)}); the app uses it as it is, without spans from it`),
+    tell(`patch-guard:${owner}:${module}`, `${owner} could not instrument ${module} (${reason(error)}); the app uses it as it is, without spans from it`),
   );
+  shimmer.setStandIn(standIn);
   shimmer.default({ logger: (message) => log.debug(`shimmer: ${message}`) });
 }

@@ -25,9 +25,10 @@ export type DiagRelease = () => void;
  * OpenTelemetry's diagnostics. OTEL_LOG_LEVEL set: to the console at that level, as the NodeSDK
  * does. Unset, OpenTelemetry would stay silent on its own failures (an exporter refused, an
  * instrumentation's hook that threw), so its errors become pyro-run's warnings, each told once,
- * unless the app set a diagnostic logger of its own (`appLogger`, as the API's registry holds it).
+ * unless the app set a diagnostic logger of its own (`appLogger`, as the API's registry holds it);
+ * `quiet`, to pyro-run's debug log only.
  */
-export function diagFromEnv(env: Env, log: Logger, appLogger: object | undefined): DiagRelease | undefined {
+export function diagFromEnv(env: Env, log: Logger, appLogger: object | undefined, quiet = false): DiagRelease | undefined {
   const api = otelApi();
   const logLevel = env.OTEL_LOG_LEVEL?.trim().toUpperCase();
   if (logLevel && logLevel in api.DiagLogLevel) {
@@ -35,7 +36,7 @@ export function diagFromEnv(env: Env, log: Logger, appLogger: object | undefined
     return undefined;
   }
   if (appLogger !== undefined) return undefined;
-  api.diag.setLogger(errorsAsWarnings(log), { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
+  api.diag.setLogger(errorsAsWarnings(log, quiet), { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
   let installed = true;
   return () => {
     if (!installed) return;
@@ -44,14 +45,14 @@ export function diagFromEnv(env: Env, log: Logger, appLogger: object | undefined
   };
 }
 
-function errorsAsWarnings(log: Logger): DiagLogger {
+function errorsAsWarnings(log: Logger, quiet: boolean): DiagLogger {
   const told = new Set<string>();
   const ignore = () => undefined;
   return {
     error: (message, ...args) => {
       const text = diagText(message, args);
       const key = text.slice(0, KEY_LENGTH);
-      if (told.has(key) || told.size >= MAX_TOLD || NOT_FAILURES.includes(text)) {
+      if (quiet || told.has(key) || told.size >= MAX_TOLD || NOT_FAILURES.includes(text)) {
         log.debug(`OpenTelemetry: ${text}`);
         return;
       }

@@ -1,5 +1,6 @@
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { otelInstrumentation } from '../vendor.js';
+import { standIn } from './function-shape.js';
 
 /** Patches a module's exports in place when it loads. */
 export type Patch = (exports: unknown) => void;
@@ -62,19 +63,21 @@ export function installPackageHooks(name: string, hooks: readonly PackageHooks[]
   return new PackageHooksInstrumentation();
 }
 
-const WRAPPED = Symbol('pyro-run wrapped');
+/** What wrapMethod put in place, so that it does not wrap its own again: kept aside, not marked on the function. */
+const wrappedByUs = new WeakSet<object>();
 
 /**
  * Replaces `target[name]` with `wrap(original)`, once (a module required again, or loaded twice,
- * is not wrapped twice). Returns false when there is no such method.
+ * is not wrapped twice), shaped as the original (function-shape.ts). Returns false when there is
+ * no such method.
  */
 export function wrapMethod<F extends (...args: never[]) => unknown>(target: object, name: string, wrap: (original: F) => F): boolean {
   const holder = target as Record<string, unknown>;
   const original = holder[name];
   if (typeof original !== 'function') return false;
-  if ((original as { [WRAPPED]?: true })[WRAPPED]) return true;
-  const wrapped = wrap(original as F);
-  Object.defineProperty(wrapped, WRAPPED, { value: true });
+  if (wrappedByUs.has(original)) return true;
+  const wrapped = standIn(wrap(original as F), original);
+  wrappedByUs.add(wrapped);
   Object.defineProperty(holder, name, { value: wrapped, writable: true, configurable: true, enumerable: Object.getOwnPropertyDescriptor(holder, name)?.enumerable ?? false });
   return true;
 }

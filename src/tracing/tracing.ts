@@ -131,7 +131,7 @@ export function startTracing(options: TracingOptions): Tracing {
   };
   const found = registered();
   // An SDK the app started before us keeps the diagnostics it set up, or chose not to.
-  const releaseDiag = found.provider ? undefined : diagFromEnv(env, log, found.diagLogger);
+  const releaseDiag = found.provider ? undefined : diagFromEnv(env, log, found.diagLogger, config.quiet);
   const recording = config.local !== undefined;
   // Routes known below the request's HTTP span name it, whoever's SDK runs (frameworks/).
   const routes = new RouteFromSpans();

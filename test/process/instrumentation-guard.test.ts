@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import path from 'node:path';
+import { standIn } from '../../src/tracing/function-shape.js';
 import { type OnFailure, type WrapperFactory, wrapGuard } from '../../src/tracing/instrumentation-guard.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
@@ -116,21 +117,28 @@ test("a wrapper that replaces the library's error with one of its own: the app g
   assert.equal(failures.length, 1);
 });
 
-test('what the app reads of the function is the wrapper\'s: length, name, own properties, prototype; new works', () => {
-  class Library {
-    constructor(public readonly value: number) {}
+test("what the app reads of the function is the library's: name, length, statics, kind; the wrapper's own additions and prototype stay, new works", () => {
+  class Base {
+    static inherited = 'from the parent class';
+  }
+  class Library extends Base {
+    static version = '1.0';
+    constructor(public readonly value: number, public readonly unit = 'm') {
+      super();
+    }
   }
   const { fn } = guarded(Library as unknown as Fn, (original) => {
     function Wrapped(this: unknown, value: number) {
       return Reflect.construct(original, [value * 2], new.target ?? Wrapped);
     }
     Wrapped.prototype = original.prototype;
-    Object.defineProperty(Wrapped, 'length', { value: 1 });
     (Wrapped as unknown as { extra: string }).extra = 'kept';
     return Wrapped;
   });
+  assert.equal(fn.name, 'Library');
   assert.equal(fn.length, 1);
-  assert.equal(fn.name, 'Wrapped');
+  assert.equal((fn as unknown as { version: string }).version, '1.0');
+  assert.equal((fn as unknown as { inherited: string }).inherited, 'from the parent class');
   assert.equal((fn as unknown as { extra: string }).extra, 'kept');
   const made = new (fn as unknown as new (value: number) => Library)(21);
   assert.ok(made instanceof Library);
@@ -138,6 +146,56 @@ test('what the app reads of the function is the wrapper\'s: length, name, own pr
   // shimmer marks what it wrapped on the returned function; the marks read back.
   Object.defineProperty(fn, '__wrapped', { value: true, configurable: true });
   assert.equal((fn as unknown as { __wrapped: boolean }).__wrapped, true);
+});
+
+test("a plain function wrapping a method: the method's name, arity and kind (async) are what the app reads, and its prototype (new makes the library's objects) when the wrapper has only the one it was born with", () => {
+  async function fetchRows(this: unknown, query: string, limit: number) {
+    return [query, limit];
+  }
+  function Legacy(this: { ready?: boolean }) {
+    this.ready = true;
+  }
+  Legacy.prototype.kind = 'legacy';
+  for (const [original, name, length] of [
+    [fetchRows, 'fetchRows', 2],
+    [Legacy, 'Legacy', 0],
+  ] as const) {
+    const { fn } = guarded(original as Fn, (through) => function (this: unknown, ...args: unknown[]) {
+      return through.apply(this, args);
+    });
+    assert.equal(fn.name, name);
+    assert.equal(fn.length, length);
+    assert.equal(fn.constructor, (original as Fn).constructor);
+  }
+  // A plain function is born with a prototype it cannot lose; the wrapped async function has none.
+  const { fn: legacy } = guarded(Legacy as unknown as Fn, (through) => function (this: unknown, ...args: unknown[]) {
+    return through.apply(this, args);
+  });
+  assert.equal((legacy as unknown as { prototype: unknown }).prototype, Legacy.prototype);
+  const made = new (legacy as unknown as new () => { ready: boolean; kind: string })();
+  assert.deepEqual([made.ready, made.kind], [true, 'legacy']);
+});
+
+test("standIn: an instrumentation's handler in place of the app's reads as the app's — name, arity, marks, kind — and nothing of its own", async () => {
+  const appHandler = async function first(request: unknown, h: unknown) {
+    return [request, h];
+  };
+  (appHandler as unknown as { _name: string })._name = 'first';
+  const replacement = function (this: unknown, ...params: unknown[]) {
+    return appHandler.apply(this, params as [unknown, unknown]);
+  };
+  (replacement as unknown as { own: boolean }).own = true;
+  const shaped = standIn(replacement, appHandler);
+  assert.equal(shaped, replacement);
+  assert.deepEqual(
+    [shaped.name, shaped.length, shaped.constructor.name, (shaped as unknown as { _name: string })._name, Object.hasOwn(shaped, 'own')],
+    ['first', 2, 'AsyncFunction', 'first', false],
+  );
+  assert.deepEqual(await shaped('req', 'h'), ['req', 'h']);
+  // Nothing to shape: what is not a function on either side is handed back as it is.
+  const notAFunction = { handle: () => undefined };
+  assert.equal(standIn(notAFunction as unknown as Fn, appHandler), notAFunction);
+  assert.equal(standIn(replacement, notAFunction), replacement);
 });
 
 test('a wrapper factory that hands back the original keeps its identity', () => {
@@ -244,7 +302,7 @@ test('a wrapper that calls the library later, outside the call: nothing is recor
   assert.equal(other.failures.length, 1);
 });
 
-test("through pyro-run's bundle: an instrumentation whose patch of a module throws leaves the module as it is, one whose wrapper throws stands down; one warning each", async () => {
+test("through pyro-run's bundle: an instrumentation whose patch of a module throws leaves the module as it is, one whose wrapper throws stands down; one warning each, none when quiet", async () => {
   const app = fixture('apps/faulty-instrumentation.cjs');
   const env = { OTEL_BUNDLE: path.join(repoRoot, 'dist/vendor/otel.cjs') };
   // Without the agent's guard, shimmer's hooks behave as upstream's: the app's require throws.
@@ -252,11 +310,19 @@ test("through pyro-run's bundle: an instrumentation whose patch of a module thro
   await bare.exit();
   assert.deepEqual(JSON.parse(bare.stdout), { threw: 'TypeError: cannot patch this shape' });
 
-  const guarded = runNode(['--import', registerPath, app], { env: { ...env, PYRO_RUN_OUTPUT_DIR: scratchDirs('pyro-run-guard-').fresh(), PYRO_RUN_QUIET: 'on' } });
-  assert.equal((await guarded.exit()).code, 0, guarded.stderr);
-  assert.deepEqual(JSON.parse(guarded.stdout), ['decoded', 'a%20b', 'c%20d']);
-  assert.deepEqual(guarded.stderr.split('\n').filter((line) => line !== ''), [
-    'pyro-run: warning: faulty-instrumentation could not instrument string_decoder (cannot patch this shape); the app uses it as it is, without spans from it',
-    'pyro-run: warning: faulty-instrumentation failed in its wrapper of escape() (bug in the wrapper); that call ran without it, the app is not affected',
-  ]);
+  const warnings = {
+    off: [
+      'pyro-run: warning: faulty-instrumentation could not instrument string_decoder (cannot patch this shape); the app uses it as it is, without spans from it',
+      'pyro-run: warning: faulty-instrumentation failed in its wrapper of escape() (bug in the wrapper); that call ran without it, the app is not affected',
+    ],
+    on: [],
+  };
+  for (const [quiet, expected] of Object.entries(warnings)) {
+    const guarded = runNode(['--import', registerPath, app], { env: { ...env, PYRO_RUN_OUTPUT_DIR: scratchDirs('pyro-run-guard-').fresh(), PYRO_RUN_QUIET: quiet } });
+    assert.equal((await guarded.exit()).code, 0, guarded.stderr);
+    assert.deepEqual(JSON.parse(guarded.stdout), ['decoded', 'a%20b', 'c%20d']);
+    // Not quiet, local mode also prints its notices and summary; quiet, stderr is the app's alone.
+    const lines = guarded.stderr.split('\n').filter((line) => line !== '' && (quiet === 'on' || line.startsWith('pyro-run: warning:')));
+    assert.deepEqual(lines, expected, `PYRO_RUN_QUIET=${quiet}`);
+  }
 });

@@ -67,12 +67,70 @@ test("koa: use() of something that is no function throws koa's own TypeError", a
   assert.deepEqual(warnings, []);
 });
 
-test("http: a server fed mock requests (server.emit('request', req, res)) hands them to its listener; the instrumentation that fails on them stands down, warned once", async () => {
-  const { bare, agent, warnings } = await observe('http server fed mock requests');
-  assert.deepEqual(bare, ['null', true, 'no url', true, '/with-headers', true, '/without-headers', true]);
-  assert.deepEqual(agent, bare);
-  assert.equal(warnings.length, 1, warnings.join('\n'));
+test("http: a server fed mock requests (server.emit('request', req, res)) hands them to its listener; the instrumentation that fails on them stands down, warned once, and not at all when quiet", async () => {
+  const loud = await observe('http server fed mock requests', { PYRO_RUN_QUIET: 'off' });
+  assert.deepEqual(loud.bare, ['null', true, 'no url', true, '/with-headers', true, '/without-headers', true]);
+  assert.deepEqual(loud.agent, loud.bare);
+  const warnings = loud.warnings.filter((line) => line.startsWith('pyro-run: warning:'));
+  assert.equal(warnings.length, 1, loud.warnings.join('\n'));
   assert.match(warnings[0] ?? '', /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/);
+  const quiet = await observe('http server fed mock requests');
+  assert.deepEqual(quiet.agent, quiet.bare);
+  assert.deepEqual(quiet.warnings, []);
+});
+
+/** The agent's warnings, not quiet (local mode's notices and summary left out). */
+const warningsOnly = (lines: string[]) => lines.filter((line) => line.includes('warning'));
+
+test('connect: a mounted http.Server and a mounted connect app answer under their path, the app learns its route, error handlers are told by arity', async () => {
+  const { bare, agent, warnings } = await observe('connect mounts servers and apps', { PYRO_RUN_QUIET: 'off' });
+  const seen = bare as { responses: string[]; adminRoute: string };
+  assert.deepEqual(seen.responses, ['200 blog /post', '200 blog /', '200 admin /users', '200 recovered boom']);
+  assert.equal(seen.adminRoute, '/admin');
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warningsOnly(warnings), []);
+});
+
+test("restify: handlers keep their names (timers, debug info), an async handler is awaited, an error handler runs on errors only; no span is ended twice", async () => {
+  const { bare, agent, warnings } = await observe('restify handlers by name, arity and kind', { PYRO_RUN_QUIET: 'off' });
+  const seen = bare as { timers: string[][]; responses: string[] };
+  assert.deepEqual(seen.timers, [['first', 'syncHandler'], ['first', 'asyncHandler'], ['first', 'handler-0'], ['first', 'failing', 'recover']]);
+  assert.equal(seen.responses[3], '200 {"recovered":"boom"}');
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warningsOnly(warnings), []);
+});
+
+test("hapi: a route's options function, its handler and an extension run with the bind context; handlers keep their names; the client's address is Node's after the socket is gone", async () => {
+  const { bare, agent, warnings } = await observe('hapi bind context, handler names and remote address', { PYRO_RUN_QUIET: 'off' });
+  const seen = bare as { seen: unknown[][]; responses: string[]; handlers: string[][] };
+  assert.deepEqual(seen.responses[0], 'hello from options');
+  assert.deepEqual(seen.handlers, [['/later', 'later'], ['/options', 'greet']]);
+  assert.deepEqual(seen.seen.find(([what]) => what === 'remoteAddress after destroy'), ['remoteAddress after destroy', null]);
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warningsOnly(warnings), []);
+});
+
+test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
+  const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
+  const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };
+  assert.deepEqual([seen.first, seen.keys, seen.after], ['user 7', ['id:7'], []]);
+  assert.ok(['del', 'hash', 'keys', 'load', 'max', 'on', 'reset'].every((name) => seen.own.includes(name)), seen.own.join());
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("every function the instrumented libraries export, or put on what they make, reads the same: name, arity, kind, own properties", async () => {
+  const { bare, agent, warnings } = await observe('library function shapes');
+  assert.ok(Object.keys((bare as Record<string, object>)['restify instance']!).length > 20, 'instances are looked at');
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("pyro-run adds one global of its own (and OpenTelemetry's API registry, as any OpenTelemetry set-up does)", async () => {
+  const { bare, agent } = await observe('globals after a request');
+  const added = (agent as string[]).filter((name) => !(bare as string[]).includes(name));
+  assert.deepEqual(added, ['Symbol(opentelemetry.js.api.1)', 'Symbol(pyro-run)']);
+  assert.deepEqual((bare as string[]).filter((name) => !(agent as string[]).includes(name)), []);
 });
 
 test('pino: with no logs pipeline asked for, the logger writes to the destination it is given, itself its stream, line for line', async () => {

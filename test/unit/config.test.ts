@@ -43,6 +43,7 @@ const DEFAULTS: Config = {
   proxy: undefined,
   profiles: ['cpu', 'wall'],
   workers: true,
+  quiet: false,
   spanScope: 'root',
   // Nothing configured means local mode, where trace_id costs nothing (no Pyroscope series).
   local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false },
