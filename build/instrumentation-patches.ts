@@ -30,6 +30,14 @@ export interface FilePatches {
  */
 const WRAPPED_CALL_FRAMES = 3;
 
+/**
+ * Where an instrumentation watches an app's emitter for errors: Node's `events.errorMonitor`, whose
+ * listeners see every 'error' before the app's and do not count as handling it. A plain 'error'
+ * listener does: an error the app left unhandled (a refused connection, a failed query without a
+ * callback) no longer throws, and a library that asks whether anyone handles its errors is told yes.
+ */
+const ERROR_MONITOR = 'require("node:events").errorMonitor';
+
 /** A response that is an EventEmitter: the instrumentations listen for its 'close'. */
 const HAS_ONCE = 'typeof res?.once === "function"';
 
@@ -387,6 +395,74 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         replace: 'const standIn = this._standIn;\n\t\t\tconst asyncMemoizer = standIn(function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn standIn(function() {',
       },
       { why: 'the same', find: '\t\t\t\t};\n\t\t\t};\n\t\t\tasyncMemoizer.sync = moduleExports.sync;', replace: '\t\t\t\t}, origMemoizer);\n\t\t\t}, moduleExports);\n\t\t\tasyncMemoizer.sync = moduleExports.sync;' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-net',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "net.connect() or tls.connect() that fails (ECONNREFUSED, ENOTFOUND, a certificate refused) with no 'error' listener of the app's: the instrumentation's own 'error' listeners handled it, so the process went on silently where Node throws (and exits 1)",
+        find: 'socket.once("error", otelTlsErrorListener);',
+        replace: `socket.once(${ERROR_MONITOR}, otelTlsErrorListener);`,
+      },
+      { why: 'the same', find: 'socket.removeListener("error", otelTlsErrorListener);', replace: `socket.removeListener(${ERROR_MONITOR}, otelTlsErrorListener);` },
+      { why: 'the same', find: '\t\t\t"close",\n\t\t\t"error",\n\t\t\t"secureConnect"\n\t\t]) socket.once(event, otelTlsRemoveListeners);', replace: `\t\t\t"close",\n\t\t\t${ERROR_MONITOR},\n\t\t\t"secureConnect"\n\t\t]) socket.once(event, otelTlsRemoveListeners);` },
+      { why: 'the same', find: 'const SOCKET_EVENTS = [\n\t"close",\n\t"connect",\n\t"error"\n];', replace: `const SOCKET_EVENTS = [\n\t"close",\n\t"connect",\n\t${ERROR_MONITOR}\n];` },
+      { why: 'the same', find: 'socket.once("error", setSpanError);', replace: `socket.once(${ERROR_MONITOR}, setSpanError);` },
+      { why: 'the same', find: 'socket.removeListener("error", setSpanError);', replace: `socket.removeListener(${ERROR_MONITOR}, setSpanError);` },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-mysql',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "a query without a callback whose error the app does not listen for: mysql re-emits it on the connection (Sequence.hasErrorHandler), but the instrumentation's 'error' listener counted as a handler and the error was dropped",
+        find: 'return streamableQuery.on("error", (err) => span.setStatus({',
+        replace: `return streamableQuery.on(${ERROR_MONITOR}, (err) => span.setStatus({`,
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-mysql2',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "a query without a callback whose error the app does not listen for: mysql2 emits 'error' on it, which throws without a listener; the instrumentation's listener swallowed it",
+        find: 'streamableQuery.once("error", (err) => {',
+        replace: `streamableQuery.once(${ERROR_MONITOR}, (err) => {`,
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-tedious',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "a request's 'error' with no listener of the app's was handled by the instrumentation's",
+        find: 'request.once("error", endSpan);',
+        replace: `request.once(${ERROR_MONITOR}, endSpan);`,
+      },
+      { why: 'the same', find: 'request.removeListener("error", endSpan);', replace: `request.removeListener(${ERROR_MONITOR}, endSpan);` },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-socket.io',
+    file: 'dist/socket.io.cjs',
+    patches: [
+      {
+        why: "on(event, listener) registered a wrapper of the listener, so off(event, listener) and removeListener found nothing, and a once() listener (Node's wrapper, which removes itself by its own identity) stayed registered for good; a listener that is no function met the instrumentation instead of socket.io",
+        find: '\t\t\t\tif (self.getConfig().onIgnoreEventList?.includes(ev)) return original.apply(this, arguments);',
+        replace: '\t\t\t\tif (self.getConfig().onIgnoreEventList?.includes(ev)) return original.apply(this, arguments);\n\t\t\t\tif (typeof originalListener !== "function") return original.apply(this, arguments);',
+      },
+      {
+        // Node's EventEmitter removes a listener whose `.listener` is the one asked for, and lists
+        // it as that (lib/events.js, _removeListener and unwrapListeners).
+        why: 'the same',
+        find: '\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
+        replace: '\t\t\t\tself._standIn(wrappedListener, originalListener).listener = originalListener;\n\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
+      },
     ],
   },
 ];

@@ -7,7 +7,8 @@
  * the libraries' whole suites is bench/suite-diff.mjs.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentation-patches.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
@@ -108,6 +109,30 @@ test("hapi: a route's options function, its handler and an extension run with th
   assert.deepEqual(seen.seen.find(([what]) => what === 'remoteAddress after destroy'), ['remoteAddress after destroy', null]);
   assert.deepEqual(agent, bare);
   assert.deepEqual(warningsOnly(warnings), []);
+});
+
+test("a connection refused with no 'error' listener throws as in Node, whatever instruments the socket", async () => {
+  const { bare, agent, warnings } = await observe('net connection refused, unhandled', {}, [String(await freePort())]);
+  assert.equal(bare, 'uncaught ECONNREFUSED');
+  assert.equal(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test("no instrumentation listens for 'error' on the app's emitters by name: errors are watched through events.errorMonitor, which handles nothing", () => {
+  const vendor = path.join(repoRoot, 'dist/vendor');
+  // host-metrics listens on child processes of its own.
+  const bundles = readdirSync(vendor).filter((file) => file.startsWith('instrumentation-') && file !== 'instrumentation-host-metrics.cjs');
+  assert.ok(bundles.length > 30);
+  // A listener added by name, or through a list of event names it loops over.
+  const listening = /\.(?:on|once|addListener|prependListener|prependOnceListener)\("error"|\[[^\]]*"error"[^\]]*\]\)\s*\w+\.(?:on|once)\(/;
+  for (const bundle of bundles) assert.doesNotMatch(readFileSync(path.join(vendor, bundle), 'utf8'), listening, bundle);
+});
+
+test('socket.io: a listener comes off with off(); listeners() lists what the app added', async () => {
+  const { bare, agent, warnings } = await observe('socket.io listeners on and off');
+  assert.deepEqual(bare, { seen: ['greet a', 'once b'], listed: [[true, 'greet', 1, 'Function', ['length', 'name']]], afterOff: 0, afterOnce: 0 });
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
 });
 
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
