@@ -338,6 +338,40 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   },
   {
     package: '@opentelemetry/instrumentation-http',
+    file: 'dist/http.cjs',
+    patches: [
+      {
+        // Node merges a URL (or string) and its options itself, decodes a URL's credentials and
+        // takes raw headers as an array (lib/_http_client.js, ClientRequest).
+        why: "http.request/get reached Node with the instrumentation's rewrite of its arguments instead of the app's: a URL's percent-encoded password sent undecoded (Basic auth refused), raw headers (an array) turned into {0: name, 1: value}, `protocol` added",
+        find: 'if (!optionsParsed.headers) optionsParsed.headers = {};\n\t\t\telse optionsParsed.headers = Object.assign({}, optionsParsed.headers);\n\t\t\t_opentelemetry_api.propagation.inject(requestContext, optionsParsed.headers);',
+        replace: [
+          'const propagated = {};',
+          '\t\t\t_opentelemetry_api.propagation.inject(requestContext, propagated);',
+          '\t\t\tconst propagatedNames = Object.keys(propagated);',
+          '\t\t\tconst withPropagated = (given) => {',
+          '\t\t\t\tif (propagatedNames.length === 0) return given;',
+          '\t\t\t\tconst own = Object.assign(Object.create(Object.getPrototypeOf(given)), given);',
+          '\t\t\t\tif (Array.isArray(own.headers)) own.headers = [...own.headers, ...propagatedNames.flatMap((name) => [name, propagated[name]])];',
+          '\t\t\t\telse own.headers = Object.assign({}, own.headers, propagated);',
+          '\t\t\t\treturn own;',
+          '\t\t\t};',
+          '\t\t\tconst urlForm = typeof options === "string" || options instanceof URL;',
+          // What the app passed, the propagation headers added; undefined for a URL-like object
+          // that is no URL, which goes the instrumentation's way.
+          '\t\t\tconst givenArgs = () => urlForm ? extraOptions === void 0 && propagatedNames.length === 0 ? [options, ...args] : [options, withPropagated(extraOptions ?? {}), ...args] : require_utils.isURLLike(options) ? void 0 : [withPropagated(options), ...args];',
+          '\t\t\tif (!urlForm && require_utils.isURLLike(options)) optionsParsed.headers = Object.assign({}, optionsParsed.headers, propagated);',
+        ].join('\n'),
+      },
+      {
+        why: 'the same',
+        find: 'if (invalidUrl) return original.apply(this, [options, ...args]);\n\t\t\t\t\telse return original.apply(this, [optionsParsed, ...args]);',
+        replace: 'const given = givenArgs();\n\t\t\t\t\tif (given !== void 0) return original.apply(this, given);\n\t\t\t\t\tif (invalidUrl) return original.apply(this, [options, ...args]);\n\t\t\t\t\telse return original.apply(this, [optionsParsed, ...args]);',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-http',
     file: 'dist/utils.cjs',
     patches: [
       {

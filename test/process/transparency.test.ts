@@ -135,6 +135,18 @@ test('socket.io: a listener comes off with off(); listeners() lists what the app
   assert.deepEqual(warnings, []);
 });
 
+test("http client: a URL's encoded credentials, a URL with options, raw headers reach Node as the app gave them", async () => {
+  const { bare, agent, warnings } = await observe('http client arguments as given');
+  const basic = `Basic ${Buffer.from('user:p@ss').toString('base64')}`;
+  assert.deepEqual(bare, [
+    { path: '/url', authorization: basic, raw: null },
+    { path: '/string', authorization: basic, raw: 'merged' },
+    { path: '/raw', raw: 'array' },
+  ]);
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
   const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
   const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };
