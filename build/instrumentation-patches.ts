@@ -108,6 +108,26 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
+    package: '@opentelemetry/context-async-hooks',
+    file: 'dist/AsyncLocalStorageContextManager.cjs',
+    patches: [
+      {
+        // An emitter's methods live on its prototype; set on the instance, they are its own
+        // enumerable keys: Object.keys(req), a spread or a clone of req, util.inspect all show them.
+        why: "each bound emitter (every request and response, through the http instrumentation) got eight enumerable own methods (on, once, addListener, …, removeAllListeners) and an enumerable symbol: Object.keys(req) and {...req} showed them",
+        find: 'const ADD_LISTENER_METHODS = [',
+        replace: 'const ownHidden = (ee, name, value) => Object.defineProperty(ee, name, { value, writable: true, configurable: true, enumerable: false });\nconst ADD_LISTENER_METHODS = [',
+      },
+      { why: 'the same', find: 'ee[methodName] = this._patchAddListener(ee, ee[methodName], context);', replace: 'ownHidden(ee, methodName, this._patchAddListener(ee, ee[methodName], context));' },
+      {
+        why: 'the same',
+        find: 'if (typeof ee.removeListener === "function") ee.removeListener = this._patchRemoveListener(ee, ee.removeListener);\n\t\tif (typeof ee.off === "function") ee.off = this._patchRemoveListener(ee, ee.off);\n\t\tif (typeof ee.removeAllListeners === "function") ee.removeAllListeners = this._patchRemoveAllListeners(ee, ee.removeAllListeners);',
+        replace: 'if (typeof ee.removeListener === "function") ownHidden(ee, "removeListener", this._patchRemoveListener(ee, ee.removeListener));\n\t\tif (typeof ee.off === "function") ownHidden(ee, "off", this._patchRemoveListener(ee, ee.off));\n\t\tif (typeof ee.removeAllListeners === "function") ownHidden(ee, "removeAllListeners", this._patchRemoveAllListeners(ee, ee.removeAllListeners));',
+      },
+      { why: 'the same', find: 'ee[this._kOtListeners] = map;', replace: 'ownHidden(ee, this._kOtListeners, map);' },
+    ],
+  },
+  {
     package: '@opentelemetry/instrumentation',
     file: 'dist/shimmer.cjs',
     patches: [

@@ -147,6 +147,13 @@ test("http client: a URL's encoded credentials, a URL with options, raw headers 
   assert.deepEqual(warnings, []);
 });
 
+test("a request and its response have the same own keys as without the agent: the context binding of their listeners adds none that show", async () => {
+  const { bare, agent, warnings } = await observe('http request and response keys');
+  assert.ok((bare as { req: string[] }).req.includes('method'));
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
   const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
   const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };
