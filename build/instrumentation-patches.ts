@@ -476,6 +476,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'return streamableQuery.on("error", (err) => span.setStatus({',
         replace: `return streamableQuery.on(${ERROR_MONITOR}, (err) => span.setStatus({`,
       },
+      {
+        why: "a query's callback ran without the Query as `this` (mysql's documented `this.sql` in a query callback read undefined)",
+        find: 'return _opentelemetry_api.context.with(parentContext, () => originalCallback(...arguments));',
+        replace: 'return _opentelemetry_api.context.with(parentContext, () => originalCallback.apply(this, arguments));',
+      },
     ],
   },
   {
@@ -486,6 +491,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: "a query without a callback whose error the app does not listen for: mysql2 emits 'error' on it, which throws without a listener; the instrumentation's listener swallowed it",
         find: 'streamableQuery.once("error", (err) => {',
         replace: `streamableQuery.once(${ERROR_MONITOR}, (err) => {`,
+      },
+      {
+        why: "a query's callback ran without the Query as `this` (mysql2 calls it as the command's onResult): `this.sql` read undefined",
+        find: '\t\t\t\treturn originalCallback(...arguments);',
+        replace: '\t\t\t\treturn originalCallback.apply(this, arguments);',
       },
     ],
   },

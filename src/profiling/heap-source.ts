@@ -57,8 +57,6 @@ export class HeapSource implements ProfileSource {
   private observer: PerformanceObserver | undefined;
   /** The snapshot read after the latest full collection. */
   private afterCollection: Snapshot | undefined;
-  /** Whether this window's first full collection was read already (then the observer rests until the cut). */
-  private readThisWindow = false;
   /** Whether the heap limit is watched: the profile of that moment will be handed to `outOfMemory`. */
   watchesOutOfMemory = false;
   /** Other threads' latest heaps (the workers'), by thread. */
@@ -71,18 +69,19 @@ export class HeapSource implements ProfileSource {
     bindings.startSamplingHeapProfiler(this.options.intervalBytes, this.options.stackDepth);
     this.bindings = bindings;
     const { PerformanceObserver, constants } = process.getBuiltinModule('node:perf_hooks') as typeof import('node:perf_hooks');
+    // Every full collection is read: one V8 began while the app was still building up memory
+    // holds only part of what the window ends with. A read walks the sampled allocations (one per
+    // intervalBytes on average), small beside the collection itself.
     this.observer = new PerformanceObserver((entries) => {
-      if (this.readThisWindow || this.bindings === undefined) return;
+      if (this.bindings === undefined) return;
       if (!entries.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) return;
       try {
         this.afterCollection = this.snapshot(this.bindings);
-        this.readThisWindow = true;
-        this.observer?.disconnect();
       } catch {
         // The cut reads it instead.
       }
     });
-    this.watchCollections();
+    this.observer.observe({ type: 'gc' });
     const { outOfMemory } = this.options;
     if (outOfMemory) {
       const { isMainThread } = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
@@ -109,20 +108,17 @@ export class HeapSource implements ProfileSource {
   }
 
   /**
-   * The heap as of the window's first full collection (else now), and the next window begins;
-   * with `last`, sampling stops for good. Undefined when not sampling.
+   * The heap as of the latest full collection (else now); with `last`, sampling stops for good.
+   * Undefined when not sampling.
    */
   take(last: boolean): Snapshot | undefined {
     const bindings = this.bindings;
     if (bindings === undefined) return undefined;
     const snapshot = this.afterCollection ?? this.snapshot(bindings);
-    this.readThisWindow = false;
     if (last) {
       this.observer?.disconnect();
       bindings.stopSamplingHeapProfiler();
       this.bindings = undefined;
-    } else {
-      this.watchCollections();
     }
     return snapshot;
   }
@@ -135,10 +131,6 @@ export class HeapSource implements ProfileSource {
 
   private partOf(snapshot: Snapshot): WindowPart {
     return inUsePart([{ thread: MAIN_THREAD_NAME, snapshot }, ...[...this.others.values()].map(({ thread, tree }) => ({ thread, snapshot: { tree, externalBytes: 0 } }))], this.options.intervalBytes);
-  }
-
-  private watchCollections(): void {
-    this.observer?.observe({ type: 'gc' });
   }
 
   private snapshot(bindings: HeapBindings): Snapshot {

@@ -154,6 +154,13 @@ test("a request and its response have the same own keys as without the agent: th
   assert.deepEqual(warnings, []);
 });
 
+test("mysql2: a query's callback runs with the query as `this`", async () => {
+  const { bare, agent, warnings } = await observe('mysql2 query callback this', {}, [String(await freePort())]);
+  assert.deepEqual(bare, ['Query', 'SELECT 1', 'ECONNREFUSED']);
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
   const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
   const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };
