@@ -97,16 +97,22 @@ export function startWorker(): void {
   requireWorkerAgent().startWorker();
 }
 
-/** Every secret value the logger must never print, from the env as given and as configured. */
+/**
+ * Every secret value the logger must never print, from the env as given and as configured: every
+ * header of every destination (each signal's own headers over the shared ones, decoded as they are
+ * sent), the Pyroscope credentials, and the credentials in every endpoint's and proxy's URL.
+ */
 export function secretValues(env: Env, config: Config): (string | undefined)[] {
   const secrets = [...SECRET_ENV].map((name) => env[name]);
-  secrets.push(config.pyroscope.authToken, config.pyroscope.basicAuthPassword, ...Object.values(config.pyroscope.headers), ...Object.values(config.traces.headers));
+  const { pyroscope, traces, profilesExport, metrics, logs } = config;
+  const headerMaps = [pyroscope.headers, traces.headers, profilesExport.headers, metrics.headers, logs.headers];
+  secrets.push(pyroscope.authToken, pyroscope.basicAuthPassword, ...headerMaps.flatMap((headers) => Object.values(headers)));
   // Basic auth goes out as base64 of user:password: a backend that echoes the header echoes that.
-  const { basicAuthUser, basicAuthPassword } = config.pyroscope;
+  const { basicAuthUser, basicAuthPassword } = pyroscope;
   if (basicAuthUser !== undefined && basicAuthPassword !== undefined) secrets.push(basicCredential(basicAuthUser, basicAuthPassword));
   // A password written into an endpoint URL (https://user:pass@host) is a secret wherever it shows
   // up, not only inside a URL, and so is the Basic credential made of it.
-  const inUrls = [config.pyroscope.serverAddress, config.traces.endpoint].map(urlCredentials);
+  const inUrls = [pyroscope.serverAddress, traces.endpoint, profilesExport.endpoint, metrics.endpoint, logs.endpoint].map(urlCredentials);
   // The same for a proxy's (http://user:pass@proxy:3128), sent as Proxy-Authorization.
   for (const credentials of [...inUrls, ...proxyCredentials(env)]) {
     if (credentials === undefined || credentials.password === '') continue;

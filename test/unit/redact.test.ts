@@ -116,6 +116,29 @@ describe('secretValues: what the preload hands the redactor', () => {
     },
     { name: 'the password of a scheme-less proxy value', env: { HTTPS_PROXY: 'user:bare-pw-5678@proxy.corp:3128' }, message: 'bare-pw-5678 rejected', secret: 'bare-pw-5678' },
     { name: 'the password of a proxy variable shadowed by its lower-case form', env: { http_proxy: 'http://proxy.corp:3128', HTTP_PROXY: 'http://u:shadowed-pw-42@old.corp:3128' }, message: 'shadowed-pw-42', secret: 'shadowed-pw-42' },
+    // Each signal's own headers, under any header name, as a gateway echoes them back (JSON).
+    ...(['TRACES', 'METRICS', 'LOGS', 'PROFILES'] as const).flatMap((signal) => [
+      {
+        name: `a header value of OTEL_EXPORTER_OTLP_${signal}_HEADERS, echoed by a gateway`,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example', [`OTEL_EXPORTER_OTLP_${signal}_HEADERS`]: `x-honeycomb-team=hc-${signal.toLowerCase()}-key-0042,x-other=plain` },
+        message: `upload rejected (401 {"headers":{"x-honeycomb-team":"hc-${signal.toLowerCase()}-key-0042"}})`,
+        secret: `hc-${signal.toLowerCase()}-key-0042`,
+      },
+      {
+        name: `a URL-encoded header value of OTEL_EXPORTER_OTLP_${signal}_HEADERS, seen decoded`,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example', [`OTEL_EXPORTER_OTLP_${signal}_HEADERS`]: `api-key=k%3D${signal.toLowerCase()}%2F77` },
+        message: `denied: k=${signal.toLowerCase()}/77`,
+        secret: `k=${signal.toLowerCase()}/77`,
+      },
+      {
+        name: `a password in OTEL_EXPORTER_OTLP_${signal}_ENDPOINT, seen alone`,
+        env: { [`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]: `https://u:${signal.toLowerCase()}-url-pw-31@collector.example/v1/x` },
+        message: `rejected ${signal.toLowerCase()}-url-pw-31`,
+        secret: `${signal.toLowerCase()}-url-pw-31`,
+      },
+    ]),
+    { name: 'a header of OTEL_EXPORTER_OTLP_HEADERS, echoed', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example', OTEL_EXPORTER_OTLP_HEADERS: 'dd-api-key=shared-key-9876' }, message: '{"dd-api-key":"shared-key-9876"}', secret: 'shared-key-9876' },
+    { name: 'a header of PYRO_RUN_PYROSCOPE_HEADERS, echoed', env: { PYROSCOPE_SERVER_ADDRESS: 'https://p.example', PYRO_RUN_PYROSCOPE_HEADERS: 'x-scope-token=pyro-hdr-5555' }, message: 'bad x-scope-token: pyro-hdr-5555', secret: 'pyro-hdr-5555' },
   ];
   for (const c of cases) {
     it(c.name, () => {
