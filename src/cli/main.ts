@@ -12,6 +12,7 @@ import { childEnv, flagProblems, type FlagValues } from './flags.js';
 import { fileFacts, targetNodeVersion } from './node-version.js';
 import { mirrorExit } from './signals.js';
 import { run } from './spawn.js';
+import { initCommandLine, npmExecAsInitWarning } from './init-launcher.js';
 
 export const PROGRAM_NAME = 'pyro-run';
 /** Bad input: nothing was started. The usual code for usage errors (BSD sysexits aside, shells and getopt tools use 2). */
@@ -210,6 +211,8 @@ async function runCommand(flags: FlagValues, command: string[]): Promise<void> {
     return;
   }
   const env = childEnv(process.env, flags);
+  const asInit = npmExecAsInitWarning(process.env, initCommandLine());
+  if (asInit !== undefined) process.stderr.write(`${PROGRAM_NAME}: warning: ${asInit}\n`);
   const launch = buildLaunch({
     command,
     kind,

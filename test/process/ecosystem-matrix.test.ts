@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { signalExitCode } from '../../src/cli/signals.js';
@@ -109,6 +109,20 @@ describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => 
     const container = startAsPid1(fixture('cli/exit-with.mjs'), ['3'], fresh());
     const exit = await container.exit();
     assert.equal(exit.code, 3, container.stderr);
+    assert.equal(container.stderr, '', 'no warning: the installed binary is PID 1');
+  });
+
+  test('`npx pyro-run node app` as PID 1 (npx as the ENTRYPOINT): a warning at start says SIGTERM will not reach the app and what to write instead', { skip: unavailable }, async () => {
+    const dir = fresh();
+    mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
+    // pyro-run installed in the image, its bin linked as npm links it.
+    writeFileSync(path.join(dir, 'node_modules/.bin/pyro-run'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(path.join(dir, 'package.json'), '{"name":"app","version":"1.0.0"}');
+    const env = childEnv({ PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' });
+    const container = new Child(spawn('unshare', [...UNSHARE_ARGS, 'npx', 'pyro-run', 'node', fixture('cli/exit-with.mjs'), '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const exit = await container.exit();
+    assert.equal(exit.code, 0, container.stderr);
+    assert.match(container.stderr, /^pyro-run: warning: npx \(npm exec\) is PID 1 here, .*\(ENTRYPOINT \["node_modules\/\.bin\/pyro-run", "node", "server\.js"\]\)/m);
   });
 
   test('`pyro-run npm start` as PID 1: the app, still stopping when npm has exited, finishes and flushes', { skip: unavailable }, async () => {
