@@ -142,6 +142,17 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   },
   {
     package: '@opentelemetry/instrumentation',
+    file: 'dist/index.cjs',
+    patches: [
+      {
+        why: 'the stand-in rule for code of an instrumentation that has no instrumentation at hand (a module of helpers)',
+        find: 'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;',
+        replace: 'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;\nexports.standIn = (replacement, original) => require("./shimmer.cjs").standIn(replacement, original);',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation',
     file: 'dist/platform/node/instrumentation.cjs',
     patches: [
       {
@@ -526,6 +537,35 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: 'the same',
         find: '\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
         replace: '\t\t\t\tself._standIn(wrappedListener, originalListener).listener = originalListener;\n\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-graphql',
+    file: 'dist/utils.cjs',
+    patches: [
+      {
+        // graphql's executeSync runs the module's own execute, not the export the instrumentation
+        // wraps, so the context carries none of its data (or is undefined); so does a resolver called directly.
+        why: "a schema's resolvers stay wrapped after the first execute(): run without the instrumentation's context data — executeSync, a resolver called directly, a context left undefined — they threw TypeError (reading 'Symbol(opentelemetry.graphql_data)'), so executeSync answered every field with an error",
+        find: 'if (!contextValue[require_symbols.OTEL_GRAPHQL_DATA_SYMBOL]) return fieldResolver.call(this, source, args, contextValue, info);',
+        replace: 'if (!contextValue?.[require_symbols.OTEL_GRAPHQL_DATA_SYMBOL]) return fieldResolver.call(this, source, args, contextValue, info);',
+      },
+      {
+        why: "a resolver wrapped already was wrapped again (the test read the new wrapper, never marked); the mark, a symbol on the app's resolver, is kept aside instead",
+        find: 'function wrapFieldResolver(tracer, getConfig, fieldResolver, isDefaultResolver = false) {\n\tif (wrappedFieldResolver[require_symbols.OTEL_PATCHED_SYMBOL] || typeof fieldResolver !== "function") return fieldResolver;',
+        replace: 'const wrappedResolvers = /* @__PURE__ */ new WeakSet();\nfunction wrapFieldResolver(tracer, getConfig, fieldResolver, isDefaultResolver = false) {\n\tif (typeof fieldResolver !== "function" || wrappedResolvers.has(fieldResolver)) return fieldResolver;',
+      },
+      {
+        // Strict, it has no `arguments` and `caller` of its own, and hands the receiver on as it got it.
+        why: "the app's resolver read as `wrappedFieldResolver`, of arity 4, a sloppy-mode function",
+        find: 'function wrappedFieldResolver(source, args, contextValue, info) {\n',
+        replace: 'function wrappedFieldResolver(source, args, contextValue, info) {\n\t\t"use strict";\n',
+      },
+      {
+        why: 'the same',
+        find: '\twrappedFieldResolver[require_symbols.OTEL_PATCHED_SYMBOL] = true;\n\treturn wrappedFieldResolver;',
+        replace: '\twrappedResolvers.add(require("@opentelemetry/instrumentation").standIn(wrappedFieldResolver, fieldResolver));\n\treturn wrappedFieldResolver;',
       },
     ],
   },

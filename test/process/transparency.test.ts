@@ -161,6 +161,18 @@ test("mysql2: a query's callback runs with the query as `this`", async () => {
   assert.deepEqual(warnings, []);
 });
 
+test('graphql: after an execute(), the schema\'s resolvers answer executeSync() and a direct call, and read as the app wrote them', async () => {
+  const { bare, agent, warnings } = await observe('graphql resolvers after execute');
+  assert.deepEqual(bare, {
+    first: { data: { hello: 'hello a' } },
+    sync: { data: { hello: 'hello b' } },
+    direct: 'hello c',
+    shape: ['hello', 2, 'Function', ['length', 'name']],
+  });
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
   const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
   const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };
