@@ -128,6 +128,19 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
+    package: '@opentelemetry/sdk-trace',
+    file: 'dist/platform/node/RandomIdGenerator.cjs',
+    patches: [
+      {
+        // pyro-run's tracer provider has ids of its own (src/tracing/id-generator.ts); this is for
+        // any other provider built from the bundled SDK.
+        why: "span and trace ids drawn from Math.random: every span took numbers out of the sequence an app (or its tests) may have seeded",
+        find: 'for (let i = 0; i < bytes / 4; i++) SHARED_BUFFER.writeUInt32BE(Math.random() * 2 ** 32 >>> 0, i * 4);',
+        replace: 'require("node:crypto").randomFillSync(SHARED_BUFFER, 0, bytes);',
+      },
+    ],
+  },
+  {
     package: '@opentelemetry/instrumentation',
     file: 'dist/shimmer.cjs',
     patches: [

@@ -2,6 +2,7 @@ import type { TextMapPropagator } from '@opentelemetry/api';
 import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Env } from '../config.js';
 import { otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from '../vendor.js';
+import { idGenerator } from './id-generator.js';
 import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
 
 export interface TracerProviderOptions {
@@ -28,6 +29,7 @@ export function tracerProviderFromEnv(options: TracerProviderOptions): TracerPro
     resource: resourceOf(options.serviceName, detectorsFromEnv(env, problems)),
     spanLimits: spanLimitsFromEnv(env),
     spanProcessors: options.spanProcessors,
+    idGenerator,
     ...(sampler ? { sampler } : {}),
   });
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { nodeFs } from './builtins.js';
+import { randomHex } from './random.js';
 
 let written = 0;
 
@@ -12,7 +13,7 @@ let written = 0;
  * is removed before the error is passed on, so a failure leaves the disk as it was.
  */
 export function writeFileAtomicSync(file: string, data: string | Uint8Array, mode?: number): void {
-  const unique = `${process.pid}-${(++written).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const unique = `${process.pid}-${(++written).toString(36)}${randomHex(3)}`;
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
   try {
     nodeFs().writeFileSync(tmp, data, mode === undefined ? undefined : { mode });

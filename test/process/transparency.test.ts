@@ -173,6 +173,20 @@ test('graphql: after an execute(), the schema\'s resolvers answer executeSync() 
   assert.deepEqual(warnings, []);
 });
 
+test("the agent takes no numbers from the app's Math.random (a seeded sequence stays the app's): spans get their ids elsewhere", async () => {
+  const { bare, agent, warnings } = await observe('Math.random left to the app');
+  assert.equal(bare, 0);
+  assert.equal(agent, bare);
+  assert.deepEqual(warnings, []);
+});
+
+test('no code the agent loads calls Math.random (host-metrics, off by default, aside)', () => {
+  const vendor = readdirSync(path.join(repoRoot, 'dist/vendor')).filter((file) => file.endsWith('.cjs') && file !== 'instrumentation-host-metrics.cjs').map((file) => path.join(repoRoot, 'dist/vendor', file));
+  const own = readdirSync(path.join(repoRoot, 'dist/src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => path.join(repoRoot, 'dist/src', file));
+  const files = [path.join(repoRoot, 'dist/register.js'), ...vendor, ...own];
+  for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
+});
+
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
   const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
   const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };

@@ -9,6 +9,7 @@ import type { ProxySettings } from './proxy.js';
 import { warmUpOnLoopback } from './loopback-warm-up.js';
 import { ownTrafficContext } from './own-traffic.js';
 import { loadUndici } from './undici-parts.js';
+import { randomFraction } from '../../util/random.js';
 
 export interface SenderOptions {
   /** Per-request timeout: connect, headers, body, and the whole attempt. */
@@ -324,7 +325,7 @@ export class HttpSender {
   private backoff(lane: Lane, requestedMs: number | undefined): Promise<void> {
     const base = this.options.baseBackoffMs ?? 500;
     const exponential = Math.min(base * 2 ** Math.min(lane.failures - 1, 16), this.maxBackoff());
-    const delay = requestedMs ?? exponential * (0.75 + Math.random() * 0.5);
+    const delay = requestedMs ?? exponential * (0.75 + randomFraction() * 0.5);
     return new Promise<void>((resolve) => {
       lane.wakeBackoff = () => {
         if (lane.backoffTimer) clearTimeout(lane.backoffTimer);
