@@ -582,6 +582,30 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       },
     ],
   },
+  {
+    package: '@opentelemetry/instrumentation-redis',
+    file: 'dist/v4-v5/instrumentation.cjs',
+    patches: [
+      {
+        // A promise with a rejection handler is handled: V8 reports no unhandled rejection for it.
+        // The app gets the promise the handlers return, which settles as the command's did.
+        why: "a command's promise got the instrumentation's rejection handler: a failed command the app did not catch no longer raised an unhandled rejection (the process ran on where Node ends it, exit 1)",
+        find: 'if (typeof res?.then === "function") res.then((redisRes) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, redisRes, void 0);\n\t\t}, (err) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, null, err);\n\t\t});',
+        replace: 'if (typeof res?.then === "function") return res.then((redisRes) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, redisRes, void 0);\n\t\t\treturn redisRes;\n\t\t}, (err) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, null, err);\n\t\t\tthrow err;\n\t\t});',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-dns',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: "dns.promises.lookup()'s promise got the instrumentation's rejection handler: a failed lookup the app did not catch no longer raised an unhandled rejection (the process exited 0 where Node ends it with 1)",
+        find: 'promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t});\n\t\t\t\treturn promise;',
+        replace: 'return promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t\treturn result;\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow e;\n\t\t\t\t});',
+      },
+    ],
+  },
 ];
 
 /** `source` with each patch applied; throws, naming the file and the patch, when a text is not there exactly once. */

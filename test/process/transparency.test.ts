@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentation-patches.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { freePort } from '../support/local-server.js';
+import { startRedis } from '../support/redis.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-transparency-');
@@ -185,6 +186,29 @@ test('no code the agent loads calls Math.random (host-metrics, off by default, a
   const own = readdirSync(path.join(repoRoot, 'dist/src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => path.join(repoRoot, 'dist/src', file));
   const files = [path.join(repoRoot, 'dist/register.js'), ...vendor, ...own];
   for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
+});
+
+test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6)', async () => {
+  const redis = await startRedis();
+  try {
+    const runs = [
+      { name: 'dns.promises.lookup', args: [], env: {}, reason: /ENOTFOUND|EAI_AGAIN/ },
+      { name: 'redis command', args: [redis.url], env: { REDIS_MODULE: 'redis' }, reason: /ERR unknown command/ },
+      { name: 'redis command', args: [redis.url], env: { REDIS_MODULE: 'redis5' }, reason: /ERR unknown command/ },
+    ];
+    for (const run of runs) {
+      for (const agent of [false, true]) {
+        const app = fixture('apps/unhandled-rejection.cjs');
+        const child = runNode(agent ? ['--import', registerPath, app, run.name, ...run.args] : [app, run.name, ...run.args], { env: { ...run.env, PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' } });
+        const exit = await child.exit();
+        const label = `${run.name} ${run.env.REDIS_MODULE ?? ''}${agent ? ' with the agent' : ''}`;
+        assert.equal(exit.code, 1, `${label}: ${child.stderr}`);
+        assert.match(child.stderr, run.reason, label);
+      }
+    }
+  } finally {
+    await redis.stop();
+  }
 });
 
 test("lru-memoizer: the memoized function has its cache's methods and options (del, keys, reset, on, hash, load, max)", async () => {
