@@ -158,7 +158,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     file: 'dist/index.cjs',
     patches: [
       {
-        why: 'the stand-in rule for code of an instrumentation that has no instrumentation at hand (a module of helpers)',
+        why: "a handler, middleware or callback an instrumentation puts in place of the app's reads as a function of its own: its name, arity and kind (async or not) are lost to the library (restify's and hapi's handler names, connect's arity); the instrumentations' stand-ins go through this export",
         find: 'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;',
         replace: 'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;\nexports.standIn = (replacement, original) => require("./shimmer.cjs").standIn(replacement, original);',
       },
@@ -177,11 +177,6 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: 'the same, for a module namespace (ESM)',
         find: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper);',
         replace: 'const wrapped = require_shimmer.wrap(Object.assign({}, moduleExports), name, wrapper, this.instrumentationName);',
-      },
-      {
-        why: "a handler, middleware or callback an instrumentation puts in place of the app's reads as a function of its own: its name, arity and kind (async or not) are lost to the library (restify's and hapi's handler names, connect's arity)",
-        find: '\t_unwrap = (moduleExports, name) => {',
-        replace: '\t_standIn = (replacement, original) => require_shimmer.standIn(replacement, original);\n\t_unwrap = (moduleExports, name) => {',
       },
       {
         why: "an instrumentation's patch of a Node module that throws makes the app's require (or import) of it throw",
@@ -295,11 +290,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
           '\t\t\treturn result;',
         ].join('\n'),
       },
-      { why: "the middleware's name and own properties, as connect and the app read them", find: '\t\treturn patchedMiddleware;\n', replace: '\t\treturn this._standIn(patchedMiddleware, middleWare);\n' },
+      { why: "the middleware's name and own properties, as connect and the app read them", find: '\t\treturn patchedMiddleware;\n', replace: '\t\treturn (0, _opentelemetry_instrumentation.standIn)(patchedMiddleware, middleWare);\n' },
       {
         why: "connect's export (createServer) replaced by an anonymous function of no arity",
         find: '_patchConstructor(original) {\n\t\tconst instrumentation = this;\n\t\treturn function(...args) {',
-        replace: '_patchConstructor(original) {\n\t\tconst instrumentation = this;\n\t\treturn this._standIn(function(...args) {',
+        replace: '_patchConstructor(original) {\n\t\tconst instrumentation = this;\n\t\treturn (0, _opentelemetry_instrumentation.standIn)(function(...args) {',
       },
       { why: 'the same', find: '\t\t\treturn app;\n\t\t};\n', replace: '\t\t\treturn app;\n\t\t}, original);\n' },
     ],
@@ -317,7 +312,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         replace: [
           '\t_handlerStandIn(handler, patched) {',
           '\t\tconst errorHandling = handler.length === 4;',
-          '\t\treturn this._standIn(function(...args) {',
+          '\t\treturn (0, _opentelemetry_instrumentation.standIn)(function(...args) {',
           '\t\t\tconst [req, res, next] = errorHandling ? args.slice(1) : args;',
           '\t\t\tconst withNext = (nextArg) => errorHandling ? [args[0], req, res, nextArg] : [req, res, nextArg];',
           '\t\t\treturn patched(req, res, next, this, withNext);',
@@ -362,19 +357,19 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "a route whose `options` is a function is called by hapi with the realm's bind context (`server.bind()`) as `this`; the instrumentation's stand-in called it without: Cannot read properties of undefined",
         find: 'route.options = function(server) {\n\t\t\t\tconst options = oldOptions(server);',
-        replace: 'route.options = instrumentation._standIn(function(server) {\n\t\t\t\tconst options = oldOptions.call(this, server);',
+        replace: 'route.options = (0, _opentelemetry_instrumentation.standIn)(function(server) {\n\t\t\t\tconst options = oldOptions.call(this, server);',
       },
       { why: 'the same', find: '\t\t\t\treturn options;\n\t\t\t};\n', replace: '\t\t\t\treturn options;\n\t\t\t}, oldOptions);\n' },
       {
         why: "a route handler's name (hapi names it in its errors) and own properties were the instrumentation's anonymous function's",
         find: 'return async function(...params) {',
-        replace: 'return instrumentation._standIn(async function(...params) {',
+        replace: 'return (0, _opentelemetry_instrumentation.standIn)(async function(...params) {',
       },
       { why: 'the same', find: '\t\t\t};\n\t\t};\n\t\tif (typeof route.handler === "function")', replace: '\t\t\t}, oldHandler);\n\t\t};\n\t\tif (typeof route.handler === "function")' },
       {
         why: "an extension method (server.ext) was called with `this` undefined instead of the bind context hapi gives it, under its name lost",
         find: 'const newHandler = async function(...params) {',
-        replace: 'const newHandler = instrumentation._standIn(async function(...params) {',
+        replace: 'const newHandler = (0, _opentelemetry_instrumentation.standIn)(async function(...params) {',
       },
       { why: 'the same', find: 'method, void 0, ...params)', replace: 'method, this, ...params)' },
       { why: 'the same', find: '\t\t\t};\n\t\t\treturn newHandler;', replace: '\t\t\t}, method);\n\t\t\treturn newHandler;' },
@@ -401,10 +396,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
           '\t\t\t\treturn own;',
           '\t\t\t};',
           '\t\t\tconst urlForm = typeof options === "string" || options instanceof URL;',
-          // What the app passed, the propagation headers added; undefined for a URL-like object
-          // that is no URL, which goes the instrumentation's way.
-          '\t\t\tconst givenArgs = () => urlForm ? extraOptions === void 0 && propagatedNames.length === 0 ? [options, ...args] : [options, withPropagated(extraOptions ?? {}), ...args] : require_utils.isURLLike(options) ? void 0 : [withPropagated(options), ...args];',
-          '\t\t\tif (!urlForm && require_utils.isURLLike(options)) optionsParsed.headers = Object.assign({}, optionsParsed.headers, propagated);',
+          // A URL-like object that is no URL goes the instrumentation's way: its options rewritten.
+          '\t\t\tconst rewritten = !urlForm && require_utils.isURLLike(options);',
+          '\t\t\tif (rewritten) optionsParsed.headers = Object.assign({}, optionsParsed.headers, propagated);',
+          // What the app passed, the propagation headers added.
+          '\t\t\tconst givenArgs = () => rewritten ? void 0 : urlForm ? extraOptions === void 0 && propagatedNames.length === 0 ? [options, ...args] : [options, withPropagated(extraOptions ?? {}), ...args] : [withPropagated(options), ...args];',
         ].join('\n'),
       },
       {
@@ -459,7 +455,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "pino's export replaced by an anonymous arrow carrying only its enumerable properties: `pino.name` read '' and `pino.length` 0",
         find: 'const patchedPino = Object.assign((...args) => {',
-        replace: 'const patchedPino = this._standIn((...args) => {',
+        replace: 'const patchedPino = (0, _opentelemetry_instrumentation.standIn)((...args) => {',
       },
     ],
   },
@@ -470,7 +466,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "the memoized function the app gets was a bare function without lru-memoizer's own properties: `memoized.del()`, `.keys()`, `.reset()`, `.on()` threw TypeError, `.hash`, `.load`, `.max` read undefined",
         find: 'const asyncMemoizer = function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn function() {',
-        replace: 'const standIn = this._standIn;\n\t\t\tconst asyncMemoizer = standIn(function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn standIn(function() {',
+        replace: 'const standIn = _opentelemetry_instrumentation.standIn;\n\t\t\tconst asyncMemoizer = standIn(function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn standIn(function() {',
       },
       { why: 'the same', find: '\t\t\t\t};\n\t\t\t};\n\t\t\tasyncMemoizer.sync = moduleExports.sync;', replace: '\t\t\t\t}, origMemoizer);\n\t\t\t}, moduleExports);\n\t\t\tasyncMemoizer.sync = moduleExports.sync;' },
     ],
@@ -549,7 +545,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // it as that (lib/events.js, _removeListener and unwrapListeners).
         why: 'the same',
         find: '\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
-        replace: '\t\t\t\tself._standIn(wrappedListener, originalListener).listener = originalListener;\n\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
+        replace: '\t\t\t\t(0, _opentelemetry_instrumentation.standIn)(wrappedListener, originalListener).listener = originalListener;\n\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
       },
     ],
   },

@@ -42,7 +42,7 @@ interface Shimmer {
   setWrapGuard(guard: (...args: never[]) => unknown): void;
   /** Where an instrumentation's failed patch of a whole module is reported (it rethrows until set). */
   setPatchFailed(report: (owner: string, module: string, error: unknown) => void): void;
-  /** What shapes a function an instrumentation puts in place of the app's (`InstrumentationBase._standIn`). */
+  /** What shapes a function an instrumentation puts in place of the app's (the `standIn` the build adds to `@opentelemetry/instrumentation`). */
   setStandIn(shape: (replacement: never, original: unknown) => unknown): void;
   /** shimmer's own: where it reports a wrap it could not do (console.error by default). */
   default(options: { logger: (message: string) => void }): void;

@@ -14,10 +14,12 @@ const NPM_EXEC = /^(npm exec|npx)\b|[\\/]np[mx]-cli\.js\u0000/;
 
 /**
  * The warning for a CLI started by `npm exec` / `npx` (`npm_command=exec`) whose PID 1 is that
- * npm (`init`: /proc/1/cmdline); undefined otherwise. Pure.
+ * npm (`readInit`: /proc/1/cmdline, read only then); undefined otherwise.
  */
-export function npmExecAsInitWarning(env: Env, init: string | undefined): string | undefined {
-  if (env.npm_command !== 'exec' || init === undefined || !NPM_EXEC.test(init)) return undefined;
+export function npmExecAsInitWarning(env: Env, readInit: () => string | undefined): string | undefined {
+  if (env.npm_command !== 'exec') return undefined;
+  const init = readInit();
+  if (init === undefined || !NPM_EXEC.test(init)) return undefined;
   return (
     'npx (npm exec) is PID 1 here, as with ENTRYPOINT ["npx", "pyro-run", …]: it does not pass SIGTERM on, so `docker stop` kills the app ' +
     'without its shutdown and pyro-run\'s last profile window and spans; start the installed binary instead ' +

@@ -211,7 +211,7 @@ async function runCommand(flags: FlagValues, command: string[]): Promise<void> {
     return;
   }
   const env = childEnv(process.env, flags);
-  const asInit = npmExecAsInitWarning(process.env, initCommandLine());
+  const asInit = npmExecAsInitWarning(process.env, initCommandLine);
   if (asInit !== undefined) process.stderr.write(`${PROGRAM_NAME}: warning: ${asInit}\n`);
   const launch = buildLaunch({
     command,

@@ -2,8 +2,8 @@
  * What a library and the app read of a function — `name`, `length`, own properties, `prototype`,
  * its own prototype (a class's parent; AsyncFunction's) — kept when something of pyro-run's or of
  * an instrumentation's stands in its place: the wrap guard's functions (instrumentation-guard.ts),
- * an instrumentation's handler in place of the app's (`InstrumentationBase._standIn`, hooked in by
- * the bundle build), pyro-run's own client hooks (package-hooks.ts).
+ * an instrumentation's handler in place of the app's (`standIn` of `@opentelemetry/instrumentation`,
+ * hooked in by the bundle build), pyro-run's own client hooks (package-hooks.ts).
  */
 
 /** Any function: shimmer wraps whatever a module exports. */
@@ -35,6 +35,8 @@ function hasBornPrototype(fn: AnyFunction): boolean {
 
 /** What a wrapper's shape may not change of the function it stands for. */
 const ORIGINALS_OWN = new Set<PropertyKey>([...UNCOPIED, 'name', 'length']);
+/** The same, for a wrapper whose `prototype` is the one it was born with. */
+const ORIGINALS_OWN_AND_PROTOTYPE = new Set<PropertyKey>([...ORIGINALS_OWN, 'prototype']);
 
 /**
  * `target`, as read by the library and the app, is `original`: its `name`, `length`, own properties
@@ -55,7 +57,7 @@ export function mirror<T extends AnyFunction>(target: T, original: AnyFunction, 
   copyOwn(target, original);
   let parent = Object.getPrototypeOf(original) as object | null;
   if (wrapper !== undefined && wrapper !== original) {
-    const skip = hasBornPrototype(wrapper) ? new Set<PropertyKey>([...ORIGINALS_OWN, 'prototype']) : ORIGINALS_OWN;
+    const skip = hasBornPrototype(wrapper) ? ORIGINALS_OWN_AND_PROTOTYPE : ORIGINALS_OWN;
     copyOwn(target, wrapper, skip);
     if (Object.getPrototypeOf(wrapper) !== Function.prototype) parent = Object.getPrototypeOf(wrapper) as object | null;
   }

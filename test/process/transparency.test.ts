@@ -69,20 +69,20 @@ test("koa: use() of something that is no function throws koa's own TypeError", a
   assert.deepEqual(warnings, []);
 });
 
+/** The agent's warnings, not quiet (local mode's notices and summary left out). */
+const warningsOnly = (lines: string[]) => lines.filter((line) => line.includes('warning'));
+
 test("http: a server fed mock requests (server.emit('request', req, res)) hands them to its listener; the instrumentation that fails on them stands down, warned once, and not at all when quiet", async () => {
   const loud = await observe('http server fed mock requests', { PYRO_RUN_QUIET: 'off' });
   assert.deepEqual(loud.bare, ['null', true, 'no url', true, '/with-headers', true, '/without-headers', true]);
   assert.deepEqual(loud.agent, loud.bare);
-  const warnings = loud.warnings.filter((line) => line.startsWith('pyro-run: warning:'));
+  const warnings = warningsOnly(loud.warnings);
   assert.equal(warnings.length, 1, loud.warnings.join('\n'));
   assert.match(warnings[0] ?? '', /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/);
   const quiet = await observe('http server fed mock requests');
   assert.deepEqual(quiet.agent, quiet.bare);
   assert.deepEqual(quiet.warnings, []);
 });
-
-/** The agent's warnings, not quiet (local mode's notices and summary left out). */
-const warningsOnly = (lines: string[]) => lines.filter((line) => line.includes('warning'));
 
 test('connect: a mounted http.Server and a mounted connect app answer under their path, the app learns its route, error handlers are told by arity', async () => {
   const { bare, agent, warnings } = await observe('connect mounts servers and apps', { PYRO_RUN_QUIET: 'off' });

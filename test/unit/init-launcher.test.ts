@@ -15,7 +15,7 @@ describe('npx as PID 1: a warning at start', () => {
   ];
   for (const c of cases) {
     it(`${c.warns ? 'warns' : 'says nothing'}: ${c.name}`, () => {
-      const warning = npmExecAsInitWarning(c.env, c.init);
+      const warning = npmExecAsInitWarning(c.env, () => c.init);
       assert.equal(warning !== undefined, c.warns, warning);
       if (warning) assert.match(warning, /ENTRYPOINT \["node_modules\/\.bin\/pyro-run", "node", "server\.js"\]/);
     });
