@@ -198,6 +198,25 @@ export const spanIdOf = (n: number) => n.toString(16).padStart(16, '0');
 export const traceIdOf = (n: number) => n.toString(16).padStart(32, '0');
 
 const MS = 1_000_000;
+/** When the test recordings start (ns since the epoch). */
+const RECORDING_START = BigInt(Date.parse('2026-11-29T22:15:04.000Z')) * 1_000_000n;
+
+/** A profiled, answered root span of a test recording, `offsetMs` after its start; `route` where the recorder names one. */
+function rootSpan(n: number, spanName: string, offsetMs: number, durationMs: number, route?: string): SpanSpec {
+  return {
+    spanId: spanIdOf(n),
+    traceId: traceIdOf(n),
+    name: spanName,
+    startNs: RECORDING_START + BigInt(offsetMs * MS),
+    durationNs: durationMs * MS,
+    profiled: true,
+    ...(route === undefined ? {} : { route }),
+    statusCode: 200,
+  };
+}
+
+/** The labels of a sample taken in root span `n`. */
+const inSpan = (n: number, spanName: string) => ({ spanId: spanIdOf(n), spanName, traceId: traceIdOf(n) });
 
 /**
  * A small, fully known recording ("shop"): two endpoints with known latencies and CPU, a third
@@ -205,28 +224,17 @@ const MS = 1_000_000;
  * does not hold. `fib` is the hot CPU function; waiting on the database dominates wall time.
  */
 export function shopRecording(baseDir: string, name?: string): string {
-  const start = BigInt(Date.parse('2026-11-29T22:15:04.000Z')) * 1_000_000n;
-  const root = (n: number, spanName: string, route: string, offsetMs: number, durationMs: number): SpanSpec => ({
-    spanId: spanIdOf(n),
-    traceId: traceIdOf(n),
-    name: spanName,
-    startNs: start + BigInt(offsetMs * MS),
-    durationNs: durationMs * MS,
-    profiled: true,
-    route,
-    statusCode: 200,
-  });
   const child = (n: number, parent: number, offsetMs: number, durationMs: number): SpanSpec => ({
     spanId: spanIdOf(n),
     traceId: traceIdOf(parent),
     parentSpanId: spanIdOf(parent),
     name: 'db.query',
     kind: 3,
-    startNs: start + BigInt(offsetMs * MS),
+    startNs: RECORDING_START + BigInt(offsetMs * MS),
     durationNs: durationMs * MS,
   });
-  const users = (n: number) => ({ spanId: spanIdOf(n), spanName: 'GET /users/:id', traceId: traceIdOf(n) });
-  const orders = (n: number) => ({ spanId: spanIdOf(n), spanName: 'POST /orders', traceId: traceIdOf(n) });
+  const users = (n: number) => inSpan(n, 'GET /users/:id');
+  const orders = (n: number) => inSpan(n, 'POST /orders');
   const u = ['main', 'handleUser'];
   const o = ['main', 'handleOrder'];
   return writeRecording(baseDir, {
@@ -280,13 +288,13 @@ export function shopRecording(baseDir: string, name?: string): string {
       },
     ],
     spanBatches: [
-      [root(1, 'GET /users/:id', '/users/:id', 0, 10), child(101, 1, 2, 5), root(2, 'GET /users/:id', '/users/:id', 100, 20), root(3, 'GET /users/:id', '/users/:id', 200, 30)],
+      [rootSpan(1, 'GET /users/:id', 0, 10, '/users/:id'), child(101, 1, 2, 5), rootSpan(2, 'GET /users/:id', 100, 20, '/users/:id'), rootSpan(3, 'GET /users/:id', 200, 30, '/users/:id')],
       [
-        root(4, 'GET /users/:id', '/users/:id', 15_000, 100),
+        rootSpan(4, 'GET /users/:id', 15_000, 100, '/users/:id'),
         child(104, 4, 15_005, 90),
-        root(11, 'POST /orders', '/orders', 300, 50),
-        root(12, 'POST /orders', '/orders', 15_200, 70),
-        root(21, 'GET /health', '/health', 400, 1),
+        rootSpan(11, 'POST /orders', 300, 50, '/orders'),
+        rootSpan(12, 'POST /orders', 15_200, 70, '/orders'),
+        rootSpan(21, 'GET /health', 400, 1, '/health'),
       ],
     ],
   });
@@ -312,18 +320,8 @@ export const SHOP = {
  * Every sample carries `thread_name`, as the recorder writes them since workers are profiled.
  */
 export function threadsRecording(baseDir: string, name?: string): string {
-  const start = BigInt(Date.parse('2026-11-29T22:15:04.000Z')) * 1_000_000n;
-  const root = (n: number, spanName: string, offsetMs: number, durationMs: number): SpanSpec => ({
-    spanId: spanIdOf(n),
-    traceId: traceIdOf(n),
-    name: spanName,
-    startNs: start + BigInt(offsetMs * MS),
-    durationNs: durationMs * MS,
-    profiled: true,
-    statusCode: 200,
-  });
-  const resize = (n: number) => ({ spanId: spanIdOf(n), spanName: THREADS.resize.name, traceId: traceIdOf(n) });
-  const health = (n: number) => ({ spanId: spanIdOf(n), spanName: THREADS.health.name, traceId: traceIdOf(n) });
+  const resize = (n: number) => inSpan(n, THREADS.resize.name);
+  const health = (n: number) => inSpan(n, THREADS.health.name);
   const main = THREADS.main;
   const [w2, w10] = THREADS.workers;
   return writeRecording(baseDir, {
@@ -360,7 +358,7 @@ export function threadsRecording(baseDir: string, name?: string): string {
         ],
       },
     ],
-    spanBatches: [[root(1, THREADS.resize.name, 0, 80), root(2, THREADS.resize.name, 100, 60), root(3, THREADS.health.name, 200, 2)]],
+    spanBatches: [[rootSpan(1, THREADS.resize.name, 0, 80), rootSpan(2, THREADS.resize.name, 100, 60), rootSpan(3, THREADS.health.name, 200, 2)]],
   });
 }
 
