@@ -87,6 +87,8 @@ export interface Config {
   traceIdLabel: boolean;
   flushIntervalMs: number;
   samplingIntervalMicros: number;
+  /** At most this many distinct span_name values per profile window, the overflow value included (span-link/span-name-cap.ts). */
+  maxSpanNames: number;
   /** The heap profile's sampler, as the Pyroscope Node SDK names its settings. */
   heap: { intervalBytes: number; stackDepth: number };
   shutdownTimeoutMs: number;
@@ -423,6 +425,14 @@ export const SETTINGS = {
   quiet: { flag: 'quiet', arg: '', env: 'PYRO_RUN_QUIET', description: "no warnings about the instrumentations' internals (they go to the debug log); local mode: no notices and no exit summary", defaultText: 'off', parse: onOff },
   sourceMaps: { flag: 'source-maps', arg: '<on|off>', env: 'PYRO_RUN_SOURCE_MAPS', description: "name the original (e.g. TypeScript) file and line in profiles, from the app's source maps", defaultText: 'on', parse: onOff },
   traceIdLabel: { flag: 'trace-id-label', arg: '<on|off>', env: 'PYRO_RUN_TRACE_ID_LABEL', description: 'also label samples with trace_id (Pyroscope 2.1+ keeps it per sample, as span_id; before 2.1 it becomes a series label: one series per trace)', defaultText: 'on in local mode, else off', parse: onOff },
+  maxSpanNames: {
+    flag: 'max-span-names',
+    arg: '<n>',
+    env: 'PYRO_RUN_MAX_SPAN_NAMES',
+    description: 'distinct span_name label values per profile window (IDs in span names are folded into {id}, {uuid}, {hex}, {email} first); the spans past it are labelled "(other span names)"',
+    defaultText: '100',
+    parse: integer(2, 5000, 'span names'),
+  },
   flushInterval: { flag: 'flush-interval', arg: '<ms>', env: 'PYROSCOPE_FLUSH_INTERVAL_MS', description: 'length of one profile window', defaultText: '15000', parse: integer(1000, 3_600_000, 'milliseconds') },
   samplingInterval: { flag: 'sampling-interval', arg: '<us>', env: 'PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS', description: 'time between profiler samples', defaultText: '10000', parse: integer(100, 1_000_000, 'microseconds') },
   heapSamplingInterval: { flag: 'heap-sampling-interval', arg: '<bytes>', env: 'PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES', description: 'heap profile: mean bytes allocated between two samples', defaultText: '524288', parse: integer(1024, 1 << 30, 'bytes') },
@@ -816,6 +826,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     traceIdLabel: false,
     flushIntervalMs: get('flushInterval') ?? 15_000,
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,
+    maxSpanNames: get('maxSpanNames') ?? 100,
     heap: { intervalBytes: get('heapSamplingInterval') ?? 524_288, stackDepth: get('heapStackDepth') ?? 64 },
     shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
     orphanedApp: get('orphanedApp') ?? 'stop',

@@ -4,7 +4,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent, type Started } from './agent.js';
 import { appDirs } from '../util/app-dirs.js';
 import { startClientHooks } from '../clients/index.js';
-import type { Config } from '../config.js';
+import { type Config, SETTINGS } from '../config.js';
 import type { Destination } from '../export/destination.js';
 import { HttpSender } from '../export/transport/http-sender.js';
 import { NO_DESTINATION } from '../export/no-destination.js';
@@ -21,6 +21,7 @@ import { frameLinker } from '../span-link/frame-context.js';
 import { LabelRegistry, spanOfSample } from '../span-link/labels.js';
 import { NO_OWNER } from '../span-link/linking.js';
 import { SpanLinkProcessor } from '../span-link/processor.js';
+import { SPAN_NAME_OVERFLOW, SpanNameCap } from '../span-link/span-name-cap.js';
 import { slotLinker } from '../span-link/slot-context.js';
 import { startTracing, type Tracing } from '../tracing/tracing.js';
 import { type MainThreadParts, startThreads, type Threads } from '../threads/main-thread.js';
@@ -50,7 +51,9 @@ function startProfiling(config: Config, log: Logger, outOfMemory: (window: Profi
   if (types.length === 0) return undefined;
   try {
     const { samplingIntervalMicros, flushIntervalMs, traceIdLabel, heap } = config;
-    const profiler = new Profiler({ types, samplingIntervalMicros, flushIntervalMs, traceIdLabel, spanOf: spanOfSample(samplingIntervalMicros), heap, outOfMemory });
+    const cap = new SpanNameCap(config.maxSpanNames, (names, max) => log.warn(spanNamesOverWarning(names, max)));
+    const boundLabels = (labelSets: readonly Record<string, string>[]) => cap.bound(labelSets);
+    const profiler = new Profiler({ types, samplingIntervalMicros, flushIntervalMs, traceIdLabel, spanOf: spanOfSample(samplingIntervalMicros), boundLabels, heap, outOfMemory });
     profiler.start();
     if (types.includes('heap') && !profiler.watchesOutOfMemory) log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
     if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
@@ -66,6 +69,12 @@ function startProfiling(config: Config, log: Logger, outOfMemory: (window: Profi
     log.warn(`profiler unavailable (${reason(error)}); tracing continues without profiles`);
     return undefined;
   }
+}
+
+function spanNamesOverWarning(names: readonly string[], max: number): string {
+  const { env, flag } = SETTINGS.maxSpanNames;
+  const quoted = names.map((name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)).join(', ');
+  return `more than ${max} distinct span names in one profile window (past them: ${quoted}); those spans' samples are labelled span_name="${SPAN_NAME_OVERFLOW}" and keep their span_id. Name spans by what they do and put IDs in attributes, or raise ${env} (--${flag})`;
 }
 
 /** The slice of the config a worker's agent works by. */

@@ -24,6 +24,8 @@ export interface Destination {
   /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */
   renameService(name: string): void;
   spans(batch: ReadableSpan[]): void;
+  /** A span the batch queue had no room for (OTEL_BSP_MAX_QUEUE_SIZE): not sent, but a local recording still counts its endpoint. */
+  spanDropped?(span: ReadableSpan): void;
   /** Log records over OTLP/HTTP (remote mode only: a local recording keeps none). */
   logRecords(batch: ReadableLogRecord[]): void;
   /** A metrics collection over OTLP/HTTP (remote mode only). */

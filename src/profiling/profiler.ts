@@ -21,6 +21,8 @@ export interface ProfilerOptions {
   traceIdLabel: boolean;
   /** Who a time sample belongs to (the span-link side answers); without it samples go unlabelled. */
   spanOf?: TimeBuild['spanOf'];
+  /** Bounds the labels of each window's spans (the span-link side's cap). */
+  boundLabels?: TimeBuild['boundLabels'];
   heap: HeapSourceOptions;
   /**
    * Called synchronously when the heap limit is hit (heap profile on), with a window holding the
@@ -67,7 +69,7 @@ export class Profiler {
     const ofSource = (source: string) => options.types.filter((type) => profileTypeInfo(type).source === source);
     const timeTypes = ofSource('time');
     if (timeTypes.length > 0) {
-      this.time = new TimeSource({ types: timeTypes, intervalMicros: options.samplingIntervalMicros, flushIntervalMs: options.flushIntervalMs, traceIdLabel: options.traceIdLabel, spanOf: options.spanOf ?? NO_ONE });
+      this.time = new TimeSource({ types: timeTypes, intervalMicros: options.samplingIntervalMicros, flushIntervalMs: options.flushIntervalMs, traceIdLabel: options.traceIdLabel, spanOf: options.spanOf ?? NO_ONE, boundLabels: options.boundLabels });
       this.sources.push(this.time);
     }
     const { outOfMemory } = options;

@@ -23,6 +23,11 @@ export interface TimeBuild {
   /** Whose work ran whole between two samples, where the thread keeps track (a worker's messages). */
   workBetween?: WorkBetween;
   traceIdLabel: boolean;
+  /**
+   * Bounds the values of a window's labels (the span-link side's span_name cap): handed the label
+   * set of every span the window sampled, once per build, it may rewrite values in place.
+   */
+  boundLabels?: (labelSets: readonly Record<string, string>[]) => void;
 }
 
 /** One thread's samples of a window, and the `thread_name` they are labelled with. */
@@ -82,11 +87,16 @@ export function* buildThreadProfiles(threads: readonly ThreadFold[], from: numbe
   const withWall = build.types.includes('wall');
   const cpuSamples: Sample[] = [];
   const wallSamples: Sample[] = [];
+  // Every span's labels first, so that they are bounded as a set (and the names read once).
+  const labelSets = new Map<SampleLabels, Record<string, string>>();
+  for (const { fold } of threads) for (const span of fold.spansSampled()) if (!labelSets.has(span)) labelSets.set(span, span.toLabels(build.traceIdLabel));
+  build.boundLabels?.([...labelSets.values()]);
   const spanLabels = new Map<SampleLabels, Label[]>();
   const labelsOfSpan = (span: SampleLabels): Label[] => {
     let labels = spanLabels.get(span);
     if (labels === undefined) {
-      labels = Object.entries(span.toLabels(build.traceIdLabel)).map(([key, value]) => new Label({ key: strings.dedup(key), str: strings.dedup(value) }));
+      const set = labelSets.get(span) ?? span.toLabels(build.traceIdLabel);
+      labels = Object.entries(set).map(([key, value]) => new Label({ key: strings.dedup(key), str: strings.dedup(value) }));
       spanLabels.set(span, labels);
       labelled?.add(span);
     }

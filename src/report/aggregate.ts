@@ -7,6 +7,7 @@
  */
 import { percentileNs } from '../util/duration-histogram.js';
 import type { EndpointTotal } from '../recording.js';
+import { spanNameShapes } from '../span-link/span-name-shape.js';
 import { PER_SPAN_TYPES, type PerSpanType, PROFILE_TYPE_NAMES, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
@@ -221,7 +222,8 @@ const ENTRY_KINDS: ReadonlySet<number> = new Set([2, 5]);
 
 /**
  * Endpoints, heaviest CPU first (then wall, then count): the order of the table and the summary.
- * An endpoint is the local roots of one name: from the recorder's totals, which count every one,
+ * An endpoint is the local roots of one name's shape (`process order {id}`: span-name-shape.ts):
+ * from the recorder's totals, which count every one,
  * else from the roots recorded. Endpoints are the roots that took a request or a message (SERVER,
  * CONSUMER): a framework's internal work at start-up (Next.js loading a route module, a
  * `dns.lookup`) is no endpoint. A run that took none (a script, a batch job) has its local roots as
@@ -252,7 +254,9 @@ function groupEndpoints(run: LoadedRun, spanTree: SpanTree, labelSpan: Int32Arra
   const groupOfRoot = new Map<number, EndpointGroup>();
   run.spans.forEach((span, i) => {
     if (!isRoot(i) || !counts(span.kind)) return;
-    const group = totals ? byKey.get(keyOf(span.name, span.kind)) : groupFor(span.name, span.kind);
+    // By the name's shape, as the recorder counts them and the samples are labelled (span-name-shape.ts).
+    const name = spanNameShapes.of(span.name);
+    const group = totals ? byKey.get(keyOf(name, span.kind)) : groupFor(name, span.kind);
     if (group === undefined) return;
     group.roots.push(i);
     groupOfRoot.set(i, group);

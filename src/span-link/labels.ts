@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import { otelApi } from '../vendor.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID, MAX_LABEL_VALUE_BYTES } from '../wire.js';
+import { spanNameShapes } from './span-name-shape.js';
 
 /** Characters of 4 UTF-8 bytes at most: a name this short always fits. */
 const ALWAYS_FITS = MAX_LABEL_VALUE_BYTES / 4;
@@ -86,9 +87,9 @@ export class SpanLabels {
     return this.endedAtMicros === undefined || atMicros <= this.endedAtMicros + graceMicros;
   }
 
-  /** The pprof labels of a sample; a name too long for Pyroscope is cut to fit. */
+  /** The pprof labels of a sample: the name by its shape (IDs folded, span-name-shape.ts), cut to fit Pyroscope's limit. */
   toLabels(withTraceId: boolean): Record<string, string> {
-    const labels: Record<string, string> = { [LABEL_SPAN_ID]: this.spanId, [LABEL_SPAN_NAME]: fitLabelValue(this.spanName) };
+    const labels: Record<string, string> = { [LABEL_SPAN_ID]: this.spanId, [LABEL_SPAN_NAME]: fitLabelValue(spanNameShapes.of(this.spanName)) };
     if (withTraceId) labels[LABEL_TRACE_ID] = this.traceId;
     return labels;
   }

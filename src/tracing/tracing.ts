@@ -77,8 +77,9 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
   const batcher = new SpanBatcher({
     ...traces.batch,
     onBatch: (spans) => destination.spans(spans),
-    onDrop: (count) => {
-      dropped += count;
+    onDrop: (span) => {
+      dropped++;
+      destination.spanDropped?.(span);
       log.warnOnce('spans-dropped', `span buffer is full (${traces.batch.maxQueueSize} spans); dropping spans. Dropped so far: ${dropped}`);
     },
     onError: (error) => log.warnOnce('spans-batch', `a span batch could not be exported (${reason(error)}); dropping it`),
@@ -264,8 +265,8 @@ function logRecordBatcher(options: TracingOptions): LogBatcher {
   return new LogBatcher({
     ...config.logs.batch,
     onBatch: (records) => destination.logRecords(records),
-    onDrop: (count) => {
-      dropped += count;
+    onDrop: () => {
+      dropped++;
       log.warnOnce('logs-dropped', `log record buffer is full (${config.logs.batch.maxQueueSize} records); dropping log records. Dropped so far: ${dropped}`);
     },
     onError: (error) => log.warnOnce('logs-batch', `a log batch could not be exported (${reason(error)}); dropping it`),

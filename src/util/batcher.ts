@@ -16,7 +16,8 @@ export const firstFullBatch = (maxExportBatchSizeGiven: number | undefined): num
 export interface BatcherOptions<T> extends BatchSettings {
   /** A full batch, or the buffer when the delay passed. */
   onBatch: (items: T[]) => void;
-  onDrop: (dropped: number) => void;
+  /** An item the full queue had no room for. */
+  onDrop: (dropped: T) => void;
   /** A batch the destination could not take: reported, never thrown into the app. */
   onError: (error: unknown) => void;
 }
@@ -54,7 +55,7 @@ export class Batcher<T> {
 
   add(item: T): void {
     if (this.buffer.length >= this.options.maxQueueSize) {
-      this.options.onDrop(1);
+      this.options.onDrop(item);
       return;
     }
     this.buffer.push(item);

@@ -51,6 +51,7 @@ const DEFAULTS: Config = {
   traceIdLabel: true,
   flushIntervalMs: 15_000,
   samplingIntervalMicros: 10_000,
+  maxSpanNames: 100,
   heap: { intervalBytes: 524_288, stackDepth: 64 },
   shutdownTimeoutMs: 5_000,
   orphanedApp: 'stop',

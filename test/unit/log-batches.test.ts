@@ -26,7 +26,7 @@ function emit(batcher: LogBatcher, count: number, from = 0): void {
 }
 
 function batcherInto(batches: ReadableLogRecord[][], dropped: number[] = []): LogBatcher {
-  return new LogBatcher({ ...BATCH, onBatch: (records) => void batches.push(records), onDrop: (n) => void dropped.push(n), onError: (error) => assert.fail(String(error)) });
+  return new LogBatcher({ ...BATCH, onBatch: (records) => void batches.push(records), onDrop: () => void dropped.push(1), onError: (error) => assert.fail(String(error)) });
 }
 
 it('a full batch is handed over in a later turn, not inside the logger call that filled it, and the rest waits; past the queue, records are dropped and counted', async () => {

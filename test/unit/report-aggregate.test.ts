@@ -538,7 +538,7 @@ describe('a ten-minute recording with 100k spans', () => {
     const SPANS = 100_000;
     const WINDOWS = 40;
     const SAMPLES_PER_PROFILE = 3_000;
-    const routes = Array.from({ length: 20 }, (_, i) => `GET /route/${i}`);
+    const routes = Array.from({ length: 20 }, (_, i) => `GET /route/${String.fromCharCode(97 + i)}`);
     const names = Array.from({ length: 300 }, (_, i) => `fn${i}`);
     const functions = Object.fromEntries(names.map((name, i) => [name, { file: `src/module${i % 23}.ts`, line: 10 + i }]));
     // 2,000 call paths, each extending an earlier one (so they share prefixes, as real stacks do),

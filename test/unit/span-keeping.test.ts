@@ -154,9 +154,20 @@ test('endpoint totals are exact: count, errors, total, max; p50/p95 within one b
   assert.ok(bucketUpperNs(bucketOf(12_345)) >= 12_345);
 });
 
-test('names beyond the endpoint limit share one endpoint, so ids in span names cannot grow the manifest', () => {
+test('names that differ by an id are one endpoint, counted exactly', () => {
   const keeper = new SpanKeeper();
-  for (let i = 0; i < MAX_ENDPOINTS + 10; i++) keeper.take([span({ name: `GET /users/${i}`, traceId: id(32) })], 1_000);
+  for (let i = 0; i < MAX_ENDPOINTS + 10; i++) keeper.take([span({ name: `process order ${i}`, traceId: id(32) })], 1_000);
+  assert.deepEqual(
+    keeper.totals.list().map((t) => [t.name, t.count]),
+    [['process order {id}', MAX_ENDPOINTS + 10]],
+  );
+});
+
+test('names beyond the endpoint limit share one endpoint, so names the shaping cannot fold cannot grow the manifest', () => {
+  const keeper = new SpanKeeper();
+  // Letters only: no id to fold.
+  const word = (i: number) => i.toString(26).replace(/./g, (digit) => String.fromCharCode(97 + parseInt(digit, 26)));
+  for (let i = 0; i < MAX_ENDPOINTS + 10; i++) keeper.take([span({ name: `GET /users/${word(i)}`, traceId: id(32) })], 1_000);
   const list = keeper.totals.list();
   assert.equal(list.length, MAX_ENDPOINTS + 1);
   assert.equal(list.find((t) => t.name === OTHER_ENDPOINT)?.count, 10);
@@ -211,4 +222,16 @@ test('a burst after a quiet spell is kept whole, up to `burst`; then `perSecond`
   let sustained = 0;
   for (let i = 0; i < 1000; i++) sustained += keeper.take(request(), 1_080 + i * 10).length / 3;
   assert.ok(sustained >= 99 && sustained <= 101, `${sustained}`);
+});
+
+test('a local root the batch queue dropped still counts in its endpoint, and the spans of its trace are not kept', () => {
+  const keeper = new SpanKeeper();
+  const [query, middleware, root] = request();
+  assert.deepEqual(keeper.take([query!, middleware!], 1_000), [], 'children wait for their root');
+  keeper.dropped(root!);
+  assert.deepEqual(keeper.totals.list().map((t) => [t.name, t.count]), [['GET /', 1]]);
+  assert.equal(keeper.summarized, 2, 'the children that waited are summarised');
+  const { traceId, spanId } = root!.spanContext();
+  assert.deepEqual(keeper.take([span({ name: 'late', kind: INTERNAL, traceId, parent: { spanId } })], 1_000), [], 'a later child is not kept either');
+  assert.equal(keeper.summarized, 3);
 });

@@ -1,7 +1,8 @@
 import { addDuration } from '../../util/duration-histogram.js';
 import type { EndpointTotal } from '../../recording.js';
+import { spanNameShapes } from '../../span-link/span-name-shape.js';
 
-/** Distinct endpoints counted one by one; the rest share OTHER_ENDPOINT, so that span names made of ids cannot grow the manifest without end. */
+/** Distinct endpoints counted one by one; the rest share OTHER_ENDPOINT, so that span names the shaping cannot fold cannot grow the manifest without end. */
 export const MAX_ENDPOINTS = 500;
 export const OTHER_ENDPOINT = '(other endpoints)';
 
@@ -12,8 +13,9 @@ export const otlpKind = (apiKind: number): number => apiKind + 1;
 export class EndpointTotals {
   private readonly byKey = new Map<string, EndpointTotal>();
 
-  /** Counts one local root; returns its endpoint's totals. */
-  add(name: string, kind: number, durationNs: number, error: boolean): EndpointTotal {
+  /** Counts one local root under its name's shape (`process order {id}`, as its samples' span_name); returns its endpoint's totals. */
+  add(spanName: string, kind: number, durationNs: number, error: boolean): EndpointTotal {
+    let name = spanNameShapes.of(spanName);
     let key = `${kind} ${name}`;
     let total = this.byKey.get(key);
     if (total === undefined && this.byKey.size >= MAX_ENDPOINTS) {

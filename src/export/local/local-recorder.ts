@@ -231,6 +231,13 @@ export class LocalRecorder implements Destination {
     else this.writeSoon();
   }
 
+  /** Dropped before it reached us: its root still counts in the endpoint totals, which promise every one. */
+  spanDropped(span: ReadableSpan): void {
+    if (this.broken || this.closed) return;
+    this.keeper.dropped(span);
+    this.manifest.counts.droppedSpans++;
+  }
+
   /** Log records and metrics are not recorded locally: in local mode they stay the NodeSDK's (tracing.ts). */
   logRecords(): void {}
 

@@ -152,6 +152,15 @@ export class SpanKeeper {
     return out;
   }
 
+  /** A span dropped before the keeping rule saw it: a local root is counted in `totals`, and the spans of its trace are not kept. */
+  dropped(span: ReadableSpan): void {
+    if (!isLocalRoot(span)) return;
+    this.totals.add(span.name, otlpKind(span.kind), hrNs(span.duration), span.status.code === STATUS_ERROR);
+    const traceId = span.spanContext().traceId;
+    this.summarized += this.takeTrace(traceId, span.spanContext().spanId).length;
+    this.remember(traceId, false);
+  }
+
   /**
    * The summarised roots that ended by `untilMs` (a profile window's end) and that `sampled` says
    * samples were labelled with (the recent windows' span IDs): written after all. The others that
