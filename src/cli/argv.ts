@@ -3,7 +3,7 @@
  * (dist/register.js) loads first. Pure: file-system facts, versions and env are passed in.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Env } from '../config.js';
 
 /**
@@ -87,29 +87,25 @@ export function quoteNodeOption(word: string): string {
   return `"${word.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }
 
-function filePathOf(url: string): string | undefined {
-  try {
-    return fileURLToPath(url);
-  } catch {
-    return undefined;
-  }
-}
+/** The options that preload a module, which may name pyro-run's preload already. */
+const PRELOAD_FLAGS: ReadonlySet<string> = new Set(['--require', '-r', '--import']);
 
-/** Whether `words` already import the preload, as its URL or its path. */
-function importsPreload(words: readonly string[], registerUrl: string): boolean {
-  const targets = new Set([registerUrl, filePathOf(registerUrl)]);
+/** Whether `words` already preload pyro-run (`--require` or `--import`, as its path or its file: URL). */
+function preloadsPreload(words: readonly string[], registerPath: string): boolean {
+  const targets = new Set([registerPath, pathToFileURL(registerPath).href]);
   return words.some((word, i) => {
-    if (word === '--import') return targets.has(words[i + 1]);
-    return word.startsWith('--import=') && targets.has(word.slice('--import='.length));
+    if (PRELOAD_FLAGS.has(word)) return targets.has(words[i + 1] ?? '');
+    const eq = word.indexOf('=');
+    return eq > 0 && PRELOAD_FLAGS.has(word.slice(0, eq)) && targets.has(word.slice(eq + 1));
   });
 }
 
 /** NODE_OPTIONS for a command: the existing value plus what is missing of ours, appended. */
-export function nodeOptionsFor(existing: string | undefined, registerUrl: string, addAcfFlag: boolean): string {
+export function nodeOptionsFor(existing: string | undefined, registerPath: string, addAcfFlag: boolean): string {
   const words = splitNodeOptions(existing ?? '');
   const additions: string[] = [];
   if (addAcfFlag && !mentionsAsyncContextFrame(words)) additions.push(ASYNC_CONTEXT_FRAME_FLAG);
-  if (!importsPreload(words, registerUrl)) additions.push(quoteNodeOption(`--import=${registerUrl}`));
+  if (!preloadsPreload(words, registerPath)) additions.push(quoteNodeOption(`--require=${registerPath}`));
   const base = (existing ?? '').trim();
   return [base, ...additions].filter((part) => part !== '').join(' ');
 }
@@ -118,8 +114,8 @@ export interface LaunchInput {
   /** The user's command: first word and its arguments, verbatim. */
   command: readonly string[];
   kind: Exclude<CommandKind, 'missing-script'>;
-  /** file: URL of dist/register.js. */
-  registerUrl: string;
+  /** Path of dist/register.js. */
+  registerPath: string;
   /** The Node that runs scripts (process.execPath). */
   execPath: string;
   /** Version of the Node that will run the app, when known; decides the AsyncContextFrame flag. */
@@ -142,19 +138,19 @@ export function buildLaunch(input: LaunchInput): Launch {
   const env = { ...input.env };
 
   if (input.kind === 'command') {
-    env.NODE_OPTIONS = nodeOptionsFor(input.env.NODE_OPTIONS, input.registerUrl, addAcf);
+    env.NODE_OPTIONS = nodeOptionsFor(input.env.NODE_OPTIONS, input.registerPath, addAcf);
     return { file: first, args: rest, env };
   }
 
   // Node flags go first so the user's own node flags (and the script) keep their order after ours.
   const userNodeArgs = input.kind === 'node' ? rest : [];
   const alreadyDecided = mentionsAsyncContextFrame(userNodeArgs) || mentionsAsyncContextFrame(splitNodeOptions(input.env.NODE_OPTIONS ?? ''));
-  const ours = [...(addAcf && !alreadyDecided ? [ASYNC_CONTEXT_FRAME_FLAG] : []), '--import', input.registerUrl];
+  const ours = [...(addAcf && !alreadyDecided ? [ASYNC_CONTEXT_FRAME_FLAG] : []), '--require', input.registerPath];
   if (input.kind === 'node') return { file: first, args: [...ours, ...rest], env };
   return { file: input.execPath, args: [...ours, first, ...rest], env };
 }
 
-/** file: URL of the preload, resolved from this compiled file (dist/src/cli/argv.js → dist/register.js). */
-export function registerUrl(): string {
-  return new URL('../../register.js', import.meta.url).href;
+/** Path of the preload, resolved from this compiled file (dist/src/cli/argv.js → dist/register.js). */
+export function registerPath(): string {
+  return fileURLToPath(new URL('../../register.js', import.meta.url));
 }

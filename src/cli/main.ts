@@ -7,7 +7,7 @@
 import { pyroRunVersion } from '../util/own-version.js';
 import { Command, CommanderError, Help, Option } from 'commander';
 import { readConfig, SETTINGS, type Env, type Setting, type SettingKey } from '../config.js';
-import { buildLaunch, classifyCommand, registerUrl } from './argv.js';
+import { buildLaunch, classifyCommand, registerPath } from './argv.js';
 import { childEnv, flagProblems, type FlagValues } from './flags.js';
 import { fileFacts, targetNodeVersion } from './node-version.js';
 import { mirrorExit } from './signals.js';
@@ -216,7 +216,7 @@ async function runCommand(flags: FlagValues, command: string[]): Promise<void> {
   const launch = buildLaunch({
     command,
     kind,
-    registerUrl: registerUrl(),
+    registerPath: registerPath(),
     execPath: process.execPath,
     nodeVersion: targetNodeVersion(kind, command, env),
     env,

@@ -10,7 +10,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { SETTINGS } from '../../src/config.js';
 import { ASYNC_CONTEXT_FRAME_FLAG } from '../../src/cli/argv.js';
 import { LAUNCHED_APP_SLACK_MS } from '../../src/cli/main.js';
@@ -20,7 +19,7 @@ import { cpuIngests } from '../support/linking.js';
 import { startReceiver } from '../support/receiver.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../bin/pyro-run.js');
-const REGISTER_URL = pathToFileURL(path.resolve(import.meta.dirname, '../../register.js')).href;
+const REGISTER = path.resolve(import.meta.dirname, '../../register.js');
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/cli');
 const fixture = (name: string) => path.join(FIXTURES, name);
 const PACKAGE_VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
@@ -96,26 +95,26 @@ function echoOf(result: Ended): Echo {
 }
 
 describe('pyro-run runs the app', { timeout: TEST_TIMEOUT_MS }, () => {
-  it('a script: exit 0, arguments verbatim, preload imported', async () => {
+  it('a script: exit 0, arguments verbatim, preload required', async () => {
     const args = ['a b', '"double"', "'single'", '$(echo pwned)', '`id`', '*', '', '--server', 'x', '--', '-V'];
     const echo = echoOf(await runCli([fixture('echo-argv.mjs'), ...args]));
     assert.deepEqual(echo.argv, args);
     assert.equal(echo.version, process.versions.node, 'the Node that runs pyro-run runs the script');
-    const importAt = echo.execArgv.indexOf('--import');
-    assert.equal(echo.execArgv[importAt + 1], REGISTER_URL);
+    const requireAt = echo.execArgv.indexOf('--require');
+    assert.equal(echo.execArgv[requireAt + 1], REGISTER);
     assert.equal(echo.execArgv.includes(ASYNC_CONTEXT_FRAME_FLAG), ON_NODE_22, 'AsyncContextFrame flag only on Node 22');
   });
 
   it('a CommonJS script', async () => {
     const echo = echoOf(await runCli([fixture('echo-argv.cjs'), 'x']));
     assert.deepEqual(echo.argv, ['x']);
-    assert.ok(echo.execArgv.includes(REGISTER_URL));
+    assert.ok(echo.execArgv.includes(REGISTER));
   });
 
   it('node with its own flags, after --', async () => {
     const echo = echoOf(await runCli(['--service-name', 'cli-test', '--', process.execPath, '--no-warnings', fixture('echo-argv.mjs'), 'y z']));
     assert.deepEqual(echo.argv, ['y z']);
-    assert.deepEqual(echo.execArgv.slice(-3), ['--import', REGISTER_URL, '--no-warnings']);
+    assert.deepEqual(echo.execArgv.slice(-3), ['--require', REGISTER, '--no-warnings']);
   });
 
   it('node --inspect after --: the debugger listens in the app, next to the preload', async () => {
@@ -125,14 +124,14 @@ describe('pyro-run runs the app', { timeout: TEST_TIMEOUT_MS }, () => {
     const seen = JSON.parse(line) as { inspectorUrl: string | null; execArgv: string[] };
     assert.match(seen.inspectorUrl ?? '', /^ws:\/\/127\.0\.0\.1:\d+\//, 'the inspector is listening');
     assert.ok(seen.execArgv.includes('--inspect=127.0.0.1:0'));
-    assert.ok(seen.execArgv.includes(REGISTER_URL));
+    assert.ok(seen.execArgv.includes(REGISTER));
   });
 
   it('any other command: nested node processes get the preload through NODE_OPTIONS', async () => {
     const echo = echoOf(await runCli(['sh', '-c', 'exec node "$0" "$@"', fixture('echo-argv.mjs'), 'a b', '$(x)']));
     assert.deepEqual(echo.argv, ['a b', '$(x)']);
     const nodeOptions = echo.nodeOptions?.split(' ') ?? [];
-    assert.ok(nodeOptions.includes(`--import=${REGISTER_URL}`), String(echo.nodeOptions));
+    assert.ok(nodeOptions.includes(`--require=${REGISTER}`), String(echo.nodeOptions));
     assert.equal(nodeOptions.includes(ASYNC_CONTEXT_FRAME_FLAG), ON_NODE_22, 'AsyncContextFrame flag only on Node 22');
   });
 

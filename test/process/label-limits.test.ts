@@ -1,7 +1,7 @@
 /**
  * What pyro-run labels profiles with stays within Pyroscope's limits, so no upload is rejected for
  * a label — with every other request's samples in that window (issue 16): a root span named with
- * 3000 characters among ordinary requests.
+ * 3000 characters among ordinary requests; a window of more samples than a profile may hold.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -34,4 +34,28 @@ test("a span named with 3000 characters gets its name cut to Pyroscope's 2048 by
     assert.ok(name.startsWith('import xxx') && name.endsWith('…') && Buffer.byteLength(name) === 2048, `span_name cut to 2048 bytes: ${Buffer.byteLength(name)}`);
   }
   assertAttributed(t, receiver);
+});
+
+test("a window over Pyroscope's 16 000 samples reaches it as several valid profiles of that window, holding every sample", async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  // One window for the whole run (cut at exit), sampled every 100 µs: each job's span makes its
+  // samples a pprof sample of their own, tens of thousands in the window.
+  const env = { OTEL_SERVICE_NAME: 'many-samples', JOBS: '30000', WORK: '6000', ...linkedEnv(receiver), PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100', PYROSCOPE_FLUSH_INTERVAL_MS: '600000' };
+  const app = runCli([fixture('apps/order-jobs.cjs')], { env });
+  t.after(() => app.process.kill('SIGKILL'));
+  assert.equal((await app.exit(120_000)).code, 0, app.stderr);
+
+  const ingests = receiver.requests.filter((request) => request.endpoint === 'ingest');
+  assert.deepEqual(ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no profile refused');
+  const cpu = cpuIngests(receiver);
+  const windows = new Set(cpu.map((ingest) => `${ingest.from}-${ingest.until}`));
+  assert.equal(windows.size, 1, 'one window');
+  const samples = cpu.reduce((sum, ingest) => sum + ingest.profile.sample.length, 0);
+  assert.ok(samples > 16_000, `the window crossed the limit: ${samples} samples`);
+  assert.ok(cpu.length >= 2, `sent in pieces: ${cpu.length}`);
+  for (const ingest of cpu) assert.ok(ingest.profile.sample.length <= 16_000);
+  const jobs = cpu.flatMap((ingest) => ingest.samples).filter((sample) => sample.stack.includes('hot_process_order'));
+  assert.ok(jobs.length > 0, "the jobs' samples arrived, with their stacks");
+  assert.ok(jobs.every((sample) => sample.labels.span_name === 'process order {id}' && /^[0-9a-f]{16}$/.test(sample.labels.span_id ?? '')), 'each with its labels');
 });

@@ -95,3 +95,14 @@ test("started by a dependency's CLI (as `npx next start` is): the service is the
   assert.ok(where.length > 0, 'crunchNumbers was sampled');
   for (const place of where) assert.match(place, /examples\/typescript\/src\/math\.ts:[2-8]$/, where.join(', '));
 });
+
+test('node -r ts-node/register app.ts runs through ts-node as without pyro-run: the preload is required, so Node does not take the entry to its ESM loader and strip its types', async () => {
+  const dir = path.join(repoRoot, 'test/fixtures/ts-node-app');
+  const env = { TS_NODE_PROJECT: path.join(dir, 'tsconfig.json') };
+  const bare = execFileSync(process.execPath, ['-r', 'ts-node/register', 'app.ts'], { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
+  assert.equal(bare, 'painted Green\n');
+  const app = runCli(['--out', fresh(), '--quiet', 'node', '-r', 'ts-node/register', 'app.ts'], { cwd: dir, env });
+  const exit = await app.exit();
+  assert.equal(exit.code, 0, app.stderr);
+  assert.equal(app.stdout, bare);
+});

@@ -3,7 +3,8 @@
 // parseInputMetadataFromRequest), ingest_adapter.go (parseToPprof) and
 // pkg/og/convert/pprof/profile.go (ParseToPprof, createLabels).
 // Status codes follow the handler: a bad `name` is 400, and so is a series that
-// breaks the distributor's label limits (pyroscope-limits.ts); a body that fails to
+// breaks the distributor's label limits or a profile over its size or sample limits
+// (pyroscope-limits.ts); a body that fails to
 // parse is not an ingestion.Error, so it is answered 422 (Unprocessable
 // Entity); errors are JSON {"code","message"} (pkg/util/http/error.go
 // ErrorWithStatus, code from connectgrpc.HTTPToCode). Success is 200 with an
@@ -18,7 +19,7 @@ import { header, type ReceivedRequest, type Reply } from './exchange.js';
 import { sampleViewsOf, type SampleView } from './pprof-helpers.js';
 import { decodePprof, PprofDecodeError, type DecodedPprof } from './pprof-wire.js';
 import { extractIngestBody, IngestBodyError, type IngestBody } from './pyroscope-body.js';
-import { seriesLimitError } from './pyroscope-limits.js';
+import { profileLimitError, seriesLimitError } from './pyroscope-limits.js';
 import { metricNameOf, profileTypeIdsOf } from './pyroscope-metric.js';
 import { ingestedLabels, NameError, parseName, type ParsedName } from './pyroscope-name.js';
 import { parseAtTime } from './pyroscope-time.js';
@@ -124,7 +125,7 @@ export async function handleIngest(request: ReceivedRequest, serviceNameRule: Se
     const text = `{${Object.entries(seriesLabels).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
     return { reply: ingestErrorReply(400, `profile with labels '${text}' has duplicate label name: 'service_name'`), record: undefined };
   }
-  const limitError = seriesLimitError(seriesLabels, profile);
+  const limitError = profileLimitError(seriesLabels, profile, decoded.rawSize) ?? seriesLimitError(seriesLabels, profile);
   if (limitError !== undefined) return { reply: ingestErrorReply(400, limitError), record: undefined };
   let samples: SampleView[] | undefined;
   const record: IngestRecord = {

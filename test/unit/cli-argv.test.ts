@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { SETTINGS, type Env } from '../../src/config.js';
 import {
   ASYNC_CONTEXT_FRAME_FLAG,
@@ -14,7 +13,7 @@ import {
   needsAsyncContextFrameFlag,
   nodeOptionsFor,
   quoteNodeOption,
-  registerUrl,
+  registerPath,
   splitNodeOptions,
   type CommandKind,
   type FileFacts,
@@ -261,20 +260,21 @@ describe('classifying the command', () => {
 });
 
 describe('the launch', () => {
+  const PRELOAD = '/opt/pyro-run/dist/register.js';
   const URL = 'file:///opt/pyro-run/dist/register.js';
   const EXEC = '/opt/node/bin/node';
   const launch = (over: Partial<LaunchInput>) =>
-    buildLaunch({ command: ['app.js'], kind: 'script', registerUrl: URL, execPath: EXEC, nodeVersion: '24.21.0', env: {}, ...over });
+    buildLaunch({ command: ['app.js'], kind: 'script', registerPath: PRELOAD, execPath: EXEC, nodeVersion: '24.21.0', env: {}, ...over });
 
   it('a script runs on our Node with the preload first, arguments verbatim', () => {
     const result = launch({ command: ['app.js', 'a b', '$(x)', '"q"'], env: { HOME: '/h' } });
-    assert.deepEqual(result, { file: EXEC, args: ['--import', URL, 'app.js', 'a b', '$(x)', '"q"'], env: { HOME: '/h' } });
+    assert.deepEqual(result, { file: EXEC, args: ['--require', PRELOAD, 'app.js', 'a b', '$(x)', '"q"'], env: { HOME: '/h' } });
   });
 
   it('node keeps its own flags, after ours', () => {
     const result = launch({ kind: 'node', command: ['/usr/local/bin/node', '--inspect', '--enable-source-maps', 'app.js', '--port', '3000'] });
     assert.deepEqual(result.file, '/usr/local/bin/node');
-    assert.deepEqual(result.args, ['--import', URL, '--inspect', '--enable-source-maps', 'app.js', '--port', '3000']);
+    assert.deepEqual(result.args, ['--require', PRELOAD, '--inspect', '--enable-source-maps', 'app.js', '--port', '3000']);
     assert.equal(result.env.NODE_OPTIONS, undefined);
   });
 
@@ -295,7 +295,7 @@ describe('the launch', () => {
       assert.equal(needsAsyncContextFrameFlag(version), expected);
       const script = launch({ nodeVersion: version });
       assert.equal(script.args.includes(ASYNC_CONTEXT_FRAME_FLAG), expected);
-      if (expected) assert.deepEqual(script.args, [ASYNC_CONTEXT_FRAME_FLAG, '--import', URL, 'app.js']);
+      if (expected) assert.deepEqual(script.args, [ASYNC_CONTEXT_FRAME_FLAG, '--require', PRELOAD, 'app.js']);
       const node = launch({ kind: 'node', command: ['node', 'app.js'], nodeVersion: version });
       assert.equal(node.args.includes(ASYNC_CONTEXT_FRAME_FLAG), expected);
       const command = launch({ kind: 'command', command: ['npm', 'start'], nodeVersion: version });
@@ -306,35 +306,37 @@ describe('the launch', () => {
   it('the user\'s own AsyncContextFrame choice wins', () => {
     for (const flag of ['--no-experimental-async-context-frame', '--experimental-async-context-frame', '--no-async-context-frame', '--experimental_async_context_frame']) {
       const node = launch({ kind: 'node', command: ['node', flag, 'app.js'], nodeVersion: '22.23.3' });
-      assert.deepEqual(node.args, ['--import', URL, flag, 'app.js']);
+      assert.deepEqual(node.args, ['--require', PRELOAD, flag, 'app.js']);
       const script = launch({ nodeVersion: '22.23.3', env: { NODE_OPTIONS: flag } });
-      assert.deepEqual(script.args, ['--import', URL, 'app.js']);
+      assert.deepEqual(script.args, ['--require', PRELOAD, 'app.js']);
       const command = launch({ kind: 'command', command: ['npm', 'start'], nodeVersion: '22.23.3', env: { NODE_OPTIONS: flag } });
-      assert.equal(command.env.NODE_OPTIONS, `${flag} --import=${URL}`);
+      assert.equal(command.env.NODE_OPTIONS, `${flag} --require=${PRELOAD}`);
     }
   });
 
   it('any other command runs as is, with the preload in NODE_OPTIONS', () => {
     const result = launch({ kind: 'command', command: ['npx', 'tsx', 'app.ts', 'a b'], env: { HOME: '/h' } });
-    assert.deepEqual(result, { file: 'npx', args: ['tsx', 'app.ts', 'a b'], env: { HOME: '/h', NODE_OPTIONS: `--import=${URL}` } });
+    assert.deepEqual(result, { file: 'npx', args: ['tsx', 'app.ts', 'a b'], env: { HOME: '/h', NODE_OPTIONS: `--require=${PRELOAD}` } });
   });
 
-  const nodeOptionsCases: { name: string; existing: string | undefined; url?: string; acf?: boolean; expected: string }[] = [
-    { name: 'unset', existing: undefined, expected: `--import=${URL}` },
-    { name: 'blank', existing: '  ', expected: `--import=${URL}` },
-    { name: 'appended to existing', existing: '--max-old-space-size=4096', expected: `--max-old-space-size=4096 --import=${URL}` },
-    { name: 'existing quoting kept', existing: '--require "./my hooks.cjs"', expected: `--require "./my hooks.cjs" --import=${URL}` },
-    { name: 'already there as --import=url', existing: `--import=${URL}`, expected: `--import=${URL}` },
+  const nodeOptionsCases: { name: string; existing: string | undefined; preload?: string; acf?: boolean; expected: string }[] = [
+    { name: 'unset', existing: undefined, expected: `--require=${PRELOAD}` },
+    { name: 'blank', existing: '  ', expected: `--require=${PRELOAD}` },
+    { name: 'appended to existing', existing: '--max-old-space-size=4096', expected: `--max-old-space-size=4096 --require=${PRELOAD}` },
+    { name: 'existing quoting kept', existing: '--require "./my hooks.cjs"', expected: `--require "./my hooks.cjs" --require=${PRELOAD}` },
+    { name: 'already there as --require=path', existing: `--require=${PRELOAD}`, expected: `--require=${PRELOAD}` },
+    { name: 'already there as -r path', existing: `-r ${PRELOAD}`, expected: `-r ${PRELOAD}` },
     { name: 'already there as --import url', existing: `--enable-source-maps --import ${URL}`, expected: `--enable-source-maps --import ${URL}` },
+    { name: 'already there as --import=url', existing: `--import=${URL}`, expected: `--import=${URL}` },
     { name: 'already there as a quoted path', existing: '--import="/opt/pyro-run/dist/register.js"', expected: '--import="/opt/pyro-run/dist/register.js"' },
-    { name: 'ACF flag before the import', existing: '--trace-warnings', acf: true, expected: `--trace-warnings ${ASYNC_CONTEXT_FRAME_FLAG} --import=${URL}` },
-    { name: 'ACF flag not twice', existing: `${ASYNC_CONTEXT_FRAME_FLAG} --import=${URL}`, acf: true, expected: `${ASYNC_CONTEXT_FRAME_FLAG} --import=${URL}` },
-    { name: 'a URL Node would split is quoted', existing: '--trace-warnings', url: 'file:///a b/register.js', expected: '--trace-warnings "--import=file:///a b/register.js"' },
-    { name: 'quotes and backslashes escaped', existing: undefined, url: 'file:///a"b\\c.js', expected: '"--import=file:///a\\"b\\\\c.js"' },
+    { name: 'ACF flag before the preload', existing: '--trace-warnings', acf: true, expected: `--trace-warnings ${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}` },
+    { name: 'ACF flag not twice', existing: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}`, acf: true, expected: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}` },
+    { name: 'a path Node would split is quoted', existing: '--trace-warnings', preload: '/a b/register.js', expected: '--trace-warnings "--require=/a b/register.js"' },
+    { name: 'quotes and backslashes escaped', existing: undefined, preload: '/a"b\\c.js', expected: '"--require=/a\\"b\\\\c.js"' },
   ];
-  for (const { name, existing, url = URL, acf = false, expected } of nodeOptionsCases) {
+  for (const { name, existing, preload = PRELOAD, acf = false, expected } of nodeOptionsCases) {
     it(`NODE_OPTIONS: ${name}`, () => {
-      assert.equal(nodeOptionsFor(existing, url, acf), expected);
+      assert.equal(nodeOptionsFor(existing, preload, acf), expected);
     });
   }
 
@@ -353,9 +355,9 @@ describe('the launch', () => {
     it(`NODE_OPTIONS split like Node: ${JSON.stringify(text)}`, () => assert.deepEqual(splitNodeOptions(text), words));
   }
 
-  it('Node reads a quoted import back as one word', () => {
-    const value = nodeOptionsFor('--trace-warnings', 'file:///a b/register.js', false);
-    assert.deepEqual(splitNodeOptions(value), ['--trace-warnings', '--import=file:///a b/register.js']);
+  it('Node reads a quoted preload back as one word', () => {
+    const value = nodeOptionsFor('--trace-warnings', '/a b/register.js', false);
+    assert.deepEqual(splitNodeOptions(value), ['--trace-warnings', '--require=/a b/register.js']);
   });
 
   it('quoting round-trips through Node\'s NODE_OPTIONS rules', () => {
@@ -365,7 +367,7 @@ describe('the launch', () => {
     assert.equal(quoteNodeOption('--import=file:///x/register.js'), '--import=file:///x/register.js');
   });
 
-  it('the register URL is the compiled preload next to the compiled CLI', () => {
-    assert.equal(registerUrl(), pathToFileURL(path.resolve(import.meta.dirname, '../../register.js')).href);
+  it('the preload is the compiled register.js next to the compiled CLI', () => {
+    assert.equal(registerPath(), path.resolve(import.meta.dirname, '../../register.js'));
   });
 });

@@ -2,15 +2,37 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
 import type { ProfileType } from '../../profiling/profile-types.js';
-import { encodeSync, type EncodedProfile, PPROF } from '../../profiling/window-encoder.js';
+import { encodeSync, type EncodedProfile, PPROF, type WireFormat } from '../../profiling/window-encoder.js';
 import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
+import { encodeWithinLimits, MAX_PROFILE_BYTES, MAX_PROFILE_SAMPLES } from './ingest-limits.js';
 import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
+
+/**
+ * Gzipped pprof, as PPROF, but a profile past Pyroscope's size or samples limit goes as several
+ * that each fit (ingest-limits.ts): one request per piece.
+ */
+function ingestPprof(log: Logger): WireFormat<ProfileType> {
+  return {
+    *encode(profiles, window) {
+      const out: EncodedProfile[] = [];
+      for (const [type, profile] of profiles) {
+        if (profile.sample.length === 0) continue;
+        const { pieces, droppedSamples } = yield* encodeWithinLimits(profile);
+        if (pieces.length > 1) log.debug(`${type} profile of ${windowText(window)}: ${profile.sample.length} samples, sent as ${pieces.length} profiles within Pyroscope's limits (${MAX_PROFILE_SAMPLES} samples, ${MAX_PROFILE_BYTES} bytes)`);
+        if (droppedSamples > 0) log.warnOnce('ingest-limits', `${droppedSamples} samples of a ${type} profile were each bigger than Pyroscope's ${MAX_PROFILE_BYTES} bytes on their own, and were left out`);
+        for (const body of pieces) out.push({ type, body });
+      }
+      return out;
+    },
+    gzip: true,
+  };
+}
 import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from './spool.js';
 
-/** Profile windows to Pyroscope's `/ingest`: each window's profiles as gzipped pprof, one request per profile type. */
+/** Profile windows to Pyroscope's `/ingest`: each window's profiles as gzipped pprof, one request per profile type (or per piece of one past the limits). */
 export class PyroscopeUpstream implements Upstream {
   private readonly headers: Record<string, string>;
   private readonly uploads: WindowUploads<ProfileType>;
@@ -23,7 +45,7 @@ export class PyroscopeUpstream implements Upstream {
     private readonly log: Logger,
   ) {
     this.headers = authHeaders(pyroscope);
-    this.uploads = new WindowUploads(PPROF, (window, profiles) => this.requests(window, profiles), send, log);
+    this.uploads = new WindowUploads(ingestPprof(log), (window, profiles) => this.requests(window, profiles), send, log);
     this.renameService(serviceName);
   }
 
