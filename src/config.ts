@@ -20,6 +20,8 @@ export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 export type ProfilesExporter = 'pyroscope' | 'otlp';
 /** What the app does when the pyro-run CLI that started it is killed (see src/agent/lifeline.ts). */
 export type OrphanedApp = 'stop' | 'keep';
+export type DbStatements = 'sanitized' | 'raw';
+const DB_STATEMENTS: readonly DbStatements[] = ['sanitized', 'raw'];
 
 const SPAN_SCOPES: readonly SpanScope[] = ['root', 'all'];
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -113,6 +115,8 @@ export interface Config {
     gzip: boolean;
     /** How long one span upload may take: OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT, else the upload timeout. */
     timeoutMs: number;
+    /** SQL statements (db.statement, db.query.text) go out with their literals as `?` (tracing/db-statements.ts), or as recorded. */
+    dbStatements: DbStatements;
   };
   /** OTEL_RESOURCE_ATTRIBUTES, parsed: what the resource of profiles sent over OTLP carries besides service.name. */
   resourceAttributes: Record<string, string>;
@@ -470,6 +474,14 @@ export const SETTINGS = {
     description:
       "no agent in the processes whose script is one of these, comma-separated: a package name (any script under node_modules/<name>/, e.g. a test runner's workers) or a script path (a file name, or its end: scripts/migrate.js)",
     parse: parseSkipList,
+  },
+  dbStatements: {
+    flag: 'db-statements',
+    arg: '<sanitized|raw>',
+    env: 'PYRO_RUN_DB_STATEMENTS',
+    description: "SQL statements on spans (db.statement, db.query.text): sanitized, their literals replaced by ? before they are sent or written (an ORM inlines users' values into its SQL); raw, as recorded",
+    defaultText: 'sanitized',
+    parse: oneOf(DB_STATEMENTS),
   },
   logLevel: { flag: 'log-level', arg: '<level>', env: 'PYRO_RUN_LOG_LEVEL', description: `pyro-run's own messages: ${LOG_LEVELS.join(', ')}`, defaultText: 'warn', parse: oneOf(LOG_LEVELS) },
   tracesExporter: {
@@ -848,6 +860,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
       tls: tracesTls,
       gzip: tracesGzip,
       timeoutMs: tracesTimeout,
+      dbStatements: get('dbStatements') ?? 'sanitized',
     },
     resourceAttributes,
     profilesExport: readProfilesExport(env, sharedOtlp, get, problems),

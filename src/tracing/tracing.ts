@@ -11,6 +11,7 @@ import type { Destination } from '../export/destination.js';
 import { routerYieldsToExpress } from '../frameworks/express-router.js';
 import { startFastifyRoutes } from '../frameworks/fastify.js';
 import { RouteFromSpans } from '../frameworks/routes.js';
+import { withSanitizedStatement } from './db-statements.js';
 import { SpanBatcher } from './span-batcher.js';
 import { LogBatcher } from './log-batcher.js';
 import { periodicReader, type PeriodicReader } from './metric-reader.js';
@@ -76,6 +77,7 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
   let dropped = 0;
   const batcher = new SpanBatcher({
     ...traces.batch,
+    ...(traces.dbStatements === 'sanitized' ? { outgoing: withSanitizedStatement } : {}),
     onBatch: (spans) => destination.spans(spans),
     onDrop: (span) => {
       dropped++;
@@ -93,7 +95,9 @@ function grpcProcessor(traces: Config['traces'], log: Logger): SpanProcessor {
   const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
   // The SDK's own batching: its OTEL_BSP_* settings, without our batcher's first-batch size.
   const { maxQueueSize, maxExportBatchSize, scheduledDelayMillis } = traces.batch;
-  return new (otelSdkTrace().BatchSpanProcessor)({ exporter: failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log), maxQueueSize, maxExportBatchSize, scheduledDelayMillis });
+  const told = failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log);
+  const sent: SpanExporter = traces.dbStatements === 'sanitized' ? { ...told, export: (spans, done) => told.export(spans.map(withSanitizedStatement), done) } : told;
+  return new (otelSdkTrace().BatchSpanProcessor)({ exporter: sent, maxQueueSize, maxExportBatchSize, scheduledDelayMillis });
 }
 
 /**

@@ -68,6 +68,7 @@ const DEFAULTS: Config = {
     tls: {},
     gzip: false,
     timeoutMs: 10_000,
+    dbStatements: 'sanitized',
   },
   resourceAttributes: {},
   profilesExport: { exporter: 'pyroscope', endpoint: 'http://localhost:4318/v1development/profiles', headers: {}, gzip: false, tls: {}, timeoutMs: 10_000 },
