@@ -59,3 +59,20 @@ test("a window over Pyroscope's 16 000 samples reaches it as several valid profi
   assert.ok(jobs.length > 0, "the jobs' samples arrived, with their stacks");
   assert.ok(jobs.every((sample) => sample.labels.span_name === 'process order {id}' && /^[0-9a-f]{16}$/.test(sample.labels.span_id ?? '')), 'each with its labels');
 });
+
+test("over OTLP, a window over Pyroscope's 16 000 samples goes as several requests whose profiles each fit, none refused", async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const env = { OTEL_SERVICE_NAME: 'many-samples', JOBS: '30000', WORK: '6000', ...linkedEnv(receiver), PYRO_RUN_PROFILES_EXPORTER: 'otlp', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100', PYROSCOPE_FLUSH_INTERVAL_MS: '600000' };
+  const app = runCli([fixture('apps/order-jobs.cjs')], { env });
+  t.after(() => app.process.kill('SIGKILL'));
+  assert.equal((await app.exit(120_000)).code, 0, app.stderr);
+
+  const sent = receiver.requests.filter((request) => request.endpoint === 'profiles');
+  assert.deepEqual(sent.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no request refused');
+  const cpu = receiver.otlpProfiles.filter((profile) => profile.metricName === 'process_cpu');
+  const samples = cpu.reduce((sum, profile) => sum + profile.samples.length, 0);
+  assert.ok(samples > 16_000, `the window crossed the limit: ${samples} samples`);
+  assert.ok(cpu.length >= 2 && cpu.every((profile) => profile.samples.length <= 16_000), `in pieces: ${cpu.map((p) => p.samples.length).join(', ')}`);
+  assert.equal(new Set(cpu.map((profile) => profile.timeNanos)).size, 1, 'all of one window');
+});

@@ -12,14 +12,16 @@
 //   other type is named by its period type; every table index is checked against its table
 //   ("index N out of bounds"); a sample's link (link_index ≠ 0) becomes span_id (hex) and, when 16
 //   bytes, trace_id; its string attributes become labels (service.name aside).
-// - the distributor (pkg/validation): an empty metric name, more than 30 series labels or a
-//   duplicate label name is 400; samples with a zero or negative value are dropped.
+// - the distributor (pkg/validation): an empty metric name, more than 30 series labels, a
+//   duplicate label name or a converted profile of more than 16 000 samples (ValidateProfile) is
+//   400; samples with a zero or negative value are dropped.
 // Only the protobuf form is taken here: pyro-run sends nothing else.
 
 import { gunzipSync } from 'node:zlib';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
 import { type DecodedAnyValue, type DecodedDictionary, type DecodedKeyValue, type DecodedProfile, type DecodedProfilesRequest, decodeProfilesRequest } from './otlp-profiles-decode.js';
 import { isValidSpanId, isValidTraceId, type SampleView } from './pprof-helpers.js';
+import { MAX_PROFILE_STACKTRACE_SAMPLES } from './pyroscope-limits.js';
 import type { OtlpProfileRecord } from './receiver-types.js';
 
 const PROTOBUF_TYPES = new Set(['application/x-protobuf', 'application/protobuf']);
@@ -167,6 +169,9 @@ export function convertRequest(request: DecodedProfilesRequest, received: { rece
         if (names.length > MAX_SERIES_LABELS) return { reply: textReply(400, `profile series has ${names.length} label names, more than ${MAX_SERIES_LABELS}`), records: [] };
         const duplicate = names.find((name, i) => names.indexOf(name) !== i);
         if (duplicate !== undefined) return { reply: textReply(400, `duplicate label name: ${duplicate}`), records: [] };
+        if (converted.samples.length > MAX_PROFILE_STACKTRACE_SAMPLES) {
+          return { reply: textReply(400, `the profile exceeds the samples count limit (max_profile_stacktrace_samples, actual: ${converted.samples.length}, limit: ${MAX_PROFILE_STACKTRACE_SAMPLES})`), records: [] };
+        }
         const { sampleType, periodType } = converted;
         records.push({
           receivedAt: received.receivedAt,

@@ -8,6 +8,7 @@ import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
+import { piecesBySamples } from '../profile-limits.js';
 import { encodeProfilesRequest, type OtlpProfilesInput } from './otlp-profiles-encode.js';
 
 /** The body's name in logs and in the window encoder: one request holds every profile of a window. */
@@ -91,7 +92,16 @@ export class OtlpProfilesUpstream implements Upstream {
 /** One request per window with samples; none for a window without. */
 function* requestBodies(input: OtlpProfilesInput): Generator<void, EncodedProfile<Body>[]> {
   if (![...input.profiles.values()].some((profile) => profile.sample.length > 0)) return [];
-  return [{ type: 'profiles', body: yield* encodeProfilesRequest(input) }];
+  // Pyroscope's OTLP ingest checks each profile against the samples limit as its /ingest does: a
+  // profile past it goes in pieces, one request per piece (each type's n-th piece together).
+  const pieces = new Map([...input.profiles].map(([type, profile]) => [type, piecesBySamples(profile)]));
+  const requests = Math.max(...[...pieces.values()].map((list) => list.length));
+  const bodies: EncodedProfile<Body>[] = [];
+  for (let i = 0; i < requests; i++) {
+    const profiles = new Map([...pieces].flatMap(([type, list]) => (list[i] === undefined ? [] : [[type, list[i]!] as const])));
+    bodies.push({ type: 'profiles', body: yield* encodeProfilesRequest({ ...input, profiles }) });
+  }
+  return bodies;
 }
 
 /** The OTLP profiles options of a config; undefined when profiles are not sent over OTLP. */

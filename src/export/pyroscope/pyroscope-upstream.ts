@@ -7,7 +7,7 @@ import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
-import { encodeWithinLimits, MAX_PROFILE_BYTES, MAX_PROFILE_SAMPLES } from './ingest-limits.js';
+import { encodeWithinLimits, MAX_PROFILE_BYTES, MAX_PROFILE_SAMPLES } from '../profile-limits.js';
 import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeWithinLimits, type IngestLimits } from '../../src/export/pyroscope/ingest-limits.js';
+import { encodeWithinLimits, type IngestLimits } from '../../src/export/profile-limits.js';
 import { encodeInSteps } from '../../src/profiling/pprof-encode.js';
 import { buildTimeProfiles } from '../../src/profiling/time-profile.js';
 import { SpanLabels } from '../../src/span-link/labels.js';

@@ -1,5 +1,5 @@
-import { type Profile, pprofFormat } from '../../profiling/pprof-format.js';
-import { encodeInSteps } from '../../profiling/pprof-encode.js';
+import { type Profile, pprofFormat } from '../profiling/pprof-format.js';
+import { encodeInSteps } from '../profiling/pprof-encode.js';
 
 /**
  * Pyroscope's bounds on one uploaded profile, checked whole before it is split into series
@@ -52,6 +52,20 @@ export function* encodeWithinLimits(profile: Profile, limits: IngestLimits = PYR
     } else droppedSamples++;
   }
   return { pieces, droppedSamples };
+}
+
+/**
+ * The profile as pieces of at most `maxSamples` samples each (one, itself, when it has no more):
+ * for an encoding that measures its own size (OTLP's), where only the samples bound can be applied
+ * before it.
+ */
+export function piecesBySamples(profile: Profile, maxSamples: number = MAX_PROFILE_SAMPLES): Profile[] {
+  if (profile.sample.length <= maxSamples) return [profile];
+  const parts = Math.ceil(profile.sample.length / maxSamples);
+  const size = Math.ceil(profile.sample.length / parts);
+  const pieces: Profile[] = [];
+  for (let at = 0; at < profile.sample.length; at += size) pieces.push(pieceOf(profile, profile.sample.slice(at, at + size)));
+  return pieces;
 }
 
 /** A profile of `samples` of `whole`, with the tables they refer to only, strings renumbered. */
