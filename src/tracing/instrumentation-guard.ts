@@ -43,20 +43,68 @@ function invoke(target: AnyFunction, self: unknown, args: unknown[], newTarget: 
 }
 
 /**
- * The library's function as the wrapper sees it: the same function, recording into its call.
- * It calls the library's function itself (Reflect's calls leave no frame), so that a stack taken
- * inside a guarded call holds one frame of the guard's on each side of the instrumentation's
- * wrapper: V8 keeps 10 frames by default (`Error.stackTraceLimit`), and every frame of ours there
- * is one of the app's gone — knex's `asyncStackTraces`, which cuts a fixed number of frames off a
- * stack taken in its builders, would show our frames instead of the app's call.
+ * The frames a guarded call puts between the app's call and the library's function: the guard's,
+ * the instrumentation's wrapper and what it calls through (context.with …). A library that keeps
+ * the stack of the app's call (mysql's long stack traces, Sequelize's and knex's error call sites)
+ * takes it inside its function, cut to V8's `Error.stackTraceLimit` (10 by default): every frame
+ * of ours there would be one of the app's gone. So while the library's function runs, the limit
+ * is raised by that many frames, and the stack it takes holds the app's frames it would hold
+ * without the agent, ours beside them. Counted on the first calls of each wrapped function (the
+ * most seen), by the stack itself.
  */
-function passThrough(original: AnyFunction): AnyFunction {
+interface OurFrames {
+  /** The guarded function, once made: the bottom of our frames. */
+  guarded: AnyFunction | undefined;
+  count: number;
+  /** Calls counted so far, up to COUNTED_CALLS. */
+  counted: number;
+}
+
+/** Calls of each wrapped function whose frames are counted: a wrapper's path can differ between calls (with a parent span or without). */
+const COUNTED_CALLS = 3;
+
+/** How many frames lie below `from`'s caller to `to`'s (inclusive of `from`'s own frame, exclusive of `to`'s caller). */
+function framesBetween(from: AnyFunction, to: AnyFunction): number {
+  const limit = Error.stackTraceLimit;
+  const prepare = Error.prepareStackTrace;
+  const count = (below: AnyFunction): number => {
+    const holder: { stack?: unknown } = {};
+    Error.captureStackTrace(holder, below);
+    return typeof holder.stack === 'number' ? holder.stack : 0;
+  };
+  try {
+    Error.stackTraceLimit = Infinity;
+    Error.prepareStackTrace = (_error, frames) => frames.length;
+    return count(from) - count(to) + 1;
+  } finally {
+    Error.stackTraceLimit = limit;
+    Error.prepareStackTrace = prepare;
+  }
+}
+
+/**
+ * The library's function as the wrapper sees it: the same function, recording into its call, and
+ * running with the stack limit raised by our frames (OurFrames). It calls the library's function
+ * itself (Reflect's calls leave no frame).
+ */
+function passThrough(original: AnyFunction, ours: OurFrames): AnyFunction {
   const through = mirror(function (this: unknown, ...args: unknown[]) {
     const newTarget = new.target === through ? original : new.target;
     const call = active;
     // A call outside the guarded call that made it (the wrapper calling the library later) records nothing.
     const recording = call !== undefined && call.original === original;
     if (recording) active = undefined;
+    const limit = Error.stackTraceLimit;
+    let raised: number | undefined;
+    // A limit of 0 is an app that wants no stacks: none of ours either.
+    if (recording && typeof limit === 'number' && limit > 0 && Number.isFinite(limit)) {
+      if (ours.counted < COUNTED_CALLS && ours.guarded !== undefined) {
+        ours.counted++;
+        ours.count = Math.max(ours.count, framesBetween(through, ours.guarded));
+      }
+      raised = limit + ours.count;
+      Error.stackTraceLimit = raised;
+    }
     try {
       const value = newTarget === undefined ? Reflect.apply(original, this, args) : Reflect.construct(original, args, newTarget);
       if (recording) {
@@ -71,6 +119,8 @@ function passThrough(original: AnyFunction): AnyFunction {
       }
       throw error;
     } finally {
+      // The app's own change of the limit, made inside the call, stands.
+      if (raised !== undefined && Error.stackTraceLimit === raised) Error.stackTraceLimit = limit;
       if (recording) active = call;
     }
   }, original);
@@ -80,7 +130,8 @@ function passThrough(original: AnyFunction): AnyFunction {
 /** The guard shimmer calls in place of `wrapper(original, name)`. */
 export function wrapGuard(onFailure: OnFailure): WrapGuard {
   return (wrapper, original, name, owner = 'an instrumentation') => {
-    const through = passThrough(original);
+    const ours: OurFrames = { guarded: undefined, count: 0, counted: 0 };
+    const through = passThrough(original, ours);
     const wrapped = wrapper(through, name);
     // A wrapper factory that declines hands back the original: keep its identity.
     if (wrapped === through) return original;
@@ -107,6 +158,7 @@ export function wrapGuard(onFailure: OnFailure): WrapGuard {
         active = outer;
       }
     }, original, fn);
+    ours.guarded = guarded;
     return guarded;
   };
 }
