@@ -14,6 +14,7 @@ import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
 import { formatCount } from './format.js';
 import { everyKind, type FrameTable, recordOf, type SampleIndex } from './sample-index.js';
 import { buildSpanTree, type SpanTree } from './span-tree.js';
+import { type EndpointWaits, endpointWaits } from './waits.js';
 
 export type { FlameTree, ThreadValues } from './flame-tree.js';
 export type { FrameTable } from './sample-index.js';
@@ -54,6 +55,8 @@ export interface SelfTime {
 }
 
 export interface EndpointStats {
+  /** Where its requests' time went and what they waited on (waits.ts); undefined when the recording holds none of its requests. */
+  waits: EndpointWaits | undefined;
   /** The local-root span name, e.g. `GET /users/:id`. */
   name: string;
   /**
@@ -143,6 +146,8 @@ export interface FlameTrees {
   endpoints: PerKind<FlameTree>[];
   /** Parallel to `slowest`. */
   slowest: PerKind<FlameTree>[];
+  /** Parallel to `endpoints`: the flame graph of the request its waterfall shows, null when none. */
+  requests: (PerKind<FlameTree> | null)[];
 }
 
 export interface RunAggregates {
@@ -340,8 +345,9 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function endpointStats(model: RunModel): EndpointStats[] {
   const { index } = model;
-  const stats = model.endpoints.map(({ name, total, roots }): EndpointStats => {
-    const common = { name, cpuNs: 0, wallNs: 0, topSelf: [] as SelfTime[] };
+  const waits = endpointWaits(model, (spans) => cpuOfSpans(model, spans));
+  const stats = model.endpoints.map(({ name, total, roots }, e): EndpointStats => {
+    const common = { name, cpuNs: 0, wallNs: 0, topSelf: [] as SelfTime[], waits: waits[e] };
     if (total) {
       const { count, errors, totalNs, maxNs, histogram } = total;
       return { ...common, count, errors, totalNs, p50Ns: percentileNs(histogram, 50, maxNs), p95Ns: percentileNs(histogram, 95, maxNs), maxNs };
@@ -368,6 +374,19 @@ function endpointStats(model: RunModel): EndpointStats[] {
     entry.topSelf = topSelfOf(index, 'cpu', endpointRows(model, e, 'cpu'), TOP_SELF);
   });
   return stats;
+}
+
+/**
+ * CPU of each of `spans`: of its subtree on the main thread, of its subtree on workers, and of the
+ * samples labelled with the span itself.
+ */
+function cpuOfSpans(model: RunModel, spans: readonly number[]): { main: number[]; workers: number[]; own: number[] } {
+  const { value, thread, label } = model.index.samples.cpu;
+  const subtree = spanRows(model, spans, 'cpu');
+  const main = subtree.map((rows) => rows.reduce((n, row) => (thread[row] === 0 ? n + (value[row] as number) : n), 0));
+  const workers = subtree.map((rows) => rows.reduce((n, row) => (thread[row] === 0 ? n : n + (value[row] as number)), 0));
+  const own = subtree.map((rows, i) => rows.reduce((n, row) => (model.labelSpan[label[row] as number] === spans[i] ? n + (value[row] as number) : n), 0));
+  return { main, workers, own };
 }
 
 function slowestSpans(model: RunModel, limit: number): number[] {
@@ -533,6 +552,10 @@ export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): Ru
       process: everyKind((kind) => processFlameTree(model, kind)),
       endpoints: model.endpoints.map((_, e) => perKind((kind) => endpointFlameTree(model, e, kind))),
       slowest: slow.map((_, position) => perKind((kind) => buildFlameTree(model.index, model.index.samples[kind], slowRows[kind][position] as number[]))),
+      requests: aggregates.endpoints.map((endpoint) => {
+        const root = endpoint.waits?.waterfall?.root;
+        return root === undefined ? null : perKind((kind) => spanFlameTree(model, root, kind));
+      }),
     };
   }
   return aggregates;

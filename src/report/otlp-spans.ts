@@ -25,6 +25,14 @@ export interface RunSpan {
   statusCode: number | undefined;
   /** The span's OTLP status is ERROR. */
   error: boolean;
+  /** `db.system` (or `db.system.name`): the span is a database call. */
+  dbSystem: string | undefined;
+  /** `db.query.text` (or `db.statement`), as recorded (sanitized unless the run kept them raw). */
+  statement: string | undefined;
+  /** `http.request.method` (or `http.method`) of an outgoing request. */
+  httpMethod: string | undefined;
+  /** Where an outgoing call went: `server.address` (or `net.peer.name`). */
+  serverAddress: string | undefined;
 }
 
 interface OtlpValue {
@@ -47,6 +55,20 @@ interface OtlpSpan {
 
 interface OtlpRequest {
   resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+}
+
+/** Database and client attributes the report reads, the current semantic conventions' name first. */
+const ATTR_DB_SYSTEM = ['db.system.name', 'db.system'];
+const ATTR_DB_STATEMENT = ['db.query.text', 'db.statement'];
+const ATTR_HTTP_METHODS = ['http.request.method', 'http.method'];
+const ATTR_SERVER_ADDRESS = ['server.address', 'net.peer.name'];
+
+function firstString(attributes: ReadonlyMap<string, OtlpValue | undefined>, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = stringOf(attributes.get(name));
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }
 
 /** OTLP Status.code ERROR (trace.proto StatusCode). */
@@ -93,6 +115,10 @@ function toRunSpan(span: OtlpSpan): RunSpan | string {
     urlPath: stringOf(attributes.get(ATTR_URL_PATH)),
     statusCode: intOf(attributes.get(ATTR_HTTP_STATUS_CODE)),
     error: span.status?.code === STATUS_CODE_ERROR,
+    dbSystem: firstString(attributes, ATTR_DB_SYSTEM),
+    statement: firstString(attributes, ATTR_DB_STATEMENT),
+    httpMethod: firstString(attributes, ATTR_HTTP_METHODS),
+    serverAddress: firstString(attributes, ATTR_SERVER_ADDRESS),
   };
 }
 

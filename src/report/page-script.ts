@@ -284,7 +284,7 @@ export const PAGE_SCRIPT = String.raw`
       const endpoint = data.endpoints[span.endpoint];
       const cells = [
         el('td', { class: 'name', title: span.name }, span.name || '(unnamed)'),
-        el('td', { class: 'name' }, endpoint && endpoint.name !== span.name ? endpoint.name : ''),
+        el('td', { class: 'name' }, endpoint ? endpoint.name : ''),
         numCell(formatDuration(span.durationNs)),
         numCell(formatDuration(span.cpuNs)),
         numCell(formatDuration(span.wallNs)),

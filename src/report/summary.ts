@@ -3,7 +3,7 @@
  * aligned table, then how much of the profile ran inside spans and, with workers, on which thread.
  * Pure: aggregates in, text out.
  */
-import type { RunAggregates, SampleShare, SelfTime, ThreadStats } from './aggregate.js';
+import type { EndpointStats, RunAggregates, SampleShare, SelfTime, ThreadStats } from './aggregate.js';
 import { printable } from '../util/printable.js';
 import { formatBytes, formatDuration, formatPercent, truncate } from './format.js';
 
@@ -63,6 +63,27 @@ function threadsText(threads: readonly ThreadStats[] | undefined): string | unde
   return `${byCpu ? 'CPU' : 'Wall'} time by thread: ${parts.join(', ')}`;
 }
 
+const STATEMENT_WIDTH = 60;
+
+/**
+ * `  GET /api/articles  152ms: CPU 9.1ms · database 120ms (41 calls) · neither 23ms · repeated: "SELECT …" ×20 in one request`:
+ * where an endpoint's mean request went (CPU spent inside a call, parsing its reply, counts in
+ * both), and the call it repeats most in one request.
+ */
+function waitsText(endpoint: EndpointStats): string | undefined {
+  const waits = endpoint.waits;
+  if (waits === undefined) return undefined;
+  const parts = [`CPU ${formatDuration(waits.cpuNs)}`];
+  if (waits.workerCpuNs > 0) parts.push(`workers' CPU ${formatDuration(waits.workerCpuNs)}`);
+  if (waits.databaseNs > 0) parts.push(`database ${formatDuration(waits.databaseNs)} (${waits.databaseCallsP50} call${waits.databaseCallsP50 === 1 ? '' : 's'})`);
+  if (waits.httpNs > 0) parts.push(`HTTP calls ${formatDuration(waits.httpNs)}`);
+  if (waits.otherCallsNs > 0) parts.push(`other calls ${formatDuration(waits.otherCallsNs)}`);
+  parts.push(`neither ${formatDuration(waits.restNs)}`);
+  const repeated = waits.calls.filter((call) => call.repeated).sort((a, b) => b.perRequestMax - a.perRequestMax)[0];
+  if (repeated !== undefined) parts.push(`repeated: "${truncate(printable(repeated.text), STATEMENT_WIDTH)}" ×${repeated.perRequestMax} in one request`);
+  return `  ${truncate(printable(endpoint.name) || '(unnamed)', NAME_WIDTH)}  ${formatDuration(waits.durationNs)}: ${parts.join(' · ')}`;
+}
+
 /** The endpoint table and the inside-spans line, ending with a newline. */
 export function formatSummary(aggregates: RunAggregates, options: SummaryOptions = {}): string {
   const limit = options.limit ?? DEFAULT_LIMIT;
@@ -83,6 +104,8 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
     lines.push(...alignRows([header, ...rows], [false, true, true, true, true, false]));
     const hidden = aggregates.endpoints.length - shown.length;
     if (hidden > 0) lines.push(`… and ${hidden} more endpoint${hidden === 1 ? '' : 's'}`);
+    const waits = shown.map(waitsText).filter((line) => line !== undefined);
+    if (waits.length > 0) lines.push('Mean request, of those kept (CPU inside a call counts in both):', ...waits);
   }
   const { unmatchedWords } = aggregates.run;
   const shares = [shareText('CPU time', aggregates.share.cpu, unmatchedWords), shareText('wall time', aggregates.share.wall, unmatchedWords)].filter((text) => text !== undefined);

@@ -43,6 +43,8 @@ export interface SpanSpec {
   profiled?: boolean;
   route?: string;
   statusCode?: number;
+  /** Other string attributes (`db.system`, `db.statement`, `http.request.method` …). */
+  attributes?: Record<string, string>;
 }
 
 export interface RecordingSpec {
@@ -112,6 +114,7 @@ function otlpSpan(span: SpanSpec): Record<string, unknown> {
   if (span.profiled) attributes.push({ key: 'pyroscope.profile.id', value: { stringValue: span.spanId } });
   if (span.route !== undefined) attributes.push({ key: 'http.route', value: { stringValue: span.route } });
   if (span.statusCode !== undefined) attributes.push({ key: 'http.response.status_code', value: { intValue: span.statusCode } });
+  for (const [key, value] of Object.entries(span.attributes ?? {})) attributes.push({ key, value: { stringValue: value } });
   return {
     traceId: span.traceId,
     spanId: span.spanId,

@@ -496,6 +496,10 @@ describe('the exit summary', () => {
         'GET /users/:id      4  20.0ms   100ms   131ms  fib 92%, handleUser 5%, JSON.stringify 4%',
         'POST /orders        2  50.0ms  70.0ms  35.0ms  validate 57%, hash 43%',
         'GET /health         1  1.00ms  1.00ms       0  -',
+        'Mean request, of those kept (CPU inside a call counts in both):',
+        '  GET /users/:id  40.0ms: CPU 32.8ms · other calls 23.8ms · neither 0',
+        '  POST /orders  60.0ms: CPU 17.5ms · neither 42.5ms',
+        '  GET /health  1.00ms: CPU 0 · neither 1.00ms',
         'Samples inside spans: 92% of CPU time (3% in spans not in the recording), 36% of wall time',
         '',
       ].join('\n'),
@@ -504,7 +508,7 @@ describe('the exit summary', () => {
 
   it('lists at most `limit` endpoints and says how many more there are', () => {
     const text = formatSummary(aggregateRun(shop(), { trees: false }), { limit: 1 });
-    assert.match(text, /^Endpoint .*\nGET \/users\/:id .*\n… and 2 more endpoints\nSamples inside spans: /);
+    assert.match(text, /^Endpoint .*\nGET \/users\/:id .*\n… and 2 more endpoints\nMean request, of those kept .*\n  GET \/users\/:id .*\nSamples inside spans: /);
   });
 
   it('is what a recording app prints at exit (nothing when it recorded nothing)', () => {
