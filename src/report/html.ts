@@ -34,6 +34,23 @@ const BODY = `
       <tbody></tbody>
     </table>
   </div>
+  <section data-testid="waits" hidden>
+    <h2>Where the time went: <span data-testid="waits-title"></span> <span class="meta" data-testid="waits-requests"></span></h2>
+    <div class="waits-bar" data-testid="waits-bar"></div>
+    <p class="meta" data-testid="waits-text"></p>
+    <p class="warning" data-testid="repeated" hidden></p>
+    <div class="table-wrap">
+      <table data-testid="calls">
+        <thead><tr>
+          <th>Call <span class="meta">(statement shape, or method and host)</span></th><th>Kind</th><th class="num">Per request p50</th><th class="num">Max</th>
+          <th class="num">Count</th><th class="num">Total</th><th class="num">p95</th>
+        </tr></thead>
+        <tbody></tbody>
+      </table>
+    </div>
+    <h3>Its slowest request <span class="meta" data-testid="waterfall-title"></span></h3>
+    <div class="waterfall" data-testid="waterfall"></div>
+  </section>
   <h2>Slowest spans <span class="meta">(spans that carry profile samples, longest first)</span></h2>
   <div class="table-wrap">
     <table data-testid="spans">

@@ -162,6 +162,7 @@ export const PAGE_SCRIPT = String.raw`
     let tree = trees.process[state.kind];
     if (state.view.type === 'endpoint') tree = trees.endpoints[state.view.index][state.kind];
     if (state.view.type === 'span') tree = trees.slowest[state.view.index][state.kind];
+    if (state.view.type === 'request') tree = trees.requests[state.view.index][state.kind];
     return state.thread < 0 ? tree : threadTree(tree, state.thread);
   }
 
@@ -173,6 +174,10 @@ export const PAGE_SCRIPT = String.raw`
     if (state.view.type === 'span') {
       const span = data.slowest[state.view.index];
       return 'Span ' + span.name + ' (' + formatDuration(span.durationNs) + ', trace ' + span.traceId + ')';
+    }
+    if (state.view.type === 'request') {
+      const waterfall = data.endpoints[state.view.index].waits.waterfall;
+      return 'Slowest request of ' + data.endpoints[state.view.index].name + ' (' + formatDuration(waterfall.durationNs) + ')';
     }
     return 'Whole process';
   }
@@ -231,6 +236,7 @@ export const PAGE_SCRIPT = String.raw`
 
   function selectView(view, row) {
     state.view = view;
+    if (view.type === 'endpoint') renderWaits(view.index);
     // A profile without spans (memory in use) has only the whole-process view.
     if (view.type !== 'process' && !KINDS[state.kind].perSpan) state.kind = shownKinds.find((k) => KINDS[k].perSpan) || 'cpu';
     state.zoom = 0;
@@ -272,6 +278,93 @@ export const PAGE_SCRIPT = String.raw`
       ];
       body.append(clickableRow('endpoint-row', { 'data-index': index, 'data-name': endpoint.name }, cells, (row) => selectView({ type: 'endpoint', index }, row)));
     });
+  }
+
+  const CATEGORY_TITLES = { database: 'database', http: 'HTTP', other: 'other call', internal: 'internal', request: 'request' };
+
+  /** The endpoint's mean request as a bar and a line, its calls, its repeated call, its slowest request's waterfall. */
+  function renderWaits(index) {
+    const endpoint = data.endpoints[index];
+    const section = byTestId('waits');
+    const waits = endpoint.waits;
+    section.hidden = !waits;
+    if (!waits) return;
+    byTestId('waits-title').textContent = endpoint.name;
+    byTestId('waits-requests').textContent = '(mean of ' + formatCount(waits.requests) + ' request' + (waits.requests === 1 ? '' : 's') + ' kept; CPU spent inside a call counts in both)';
+    const parts = [
+      ['cpu', 'CPU', waits.cpuNs],
+      ['workers', "workers' CPU", waits.workerCpuNs],
+      ['database', 'database', waits.databaseNs],
+      ['http', 'HTTP calls', waits.httpNs],
+      ['other', 'other calls', waits.otherCallsNs],
+      ['rest', 'neither', waits.restNs],
+    ].filter(([, , ns]) => ns > 0);
+    const whole = parts.reduce((n, [, , ns]) => n + ns, 0);
+    const bar = byTestId('waits-bar');
+    bar.replaceChildren(
+      ...parts.map(([part, title, ns]) => {
+        const segment = el('span', { class: 'part-' + part, 'data-part': part, title: title + ' ' + formatDuration(ns) });
+        segment.style.width = (whole > 0 ? (ns / whole) * 100 : 0) + '%';
+        return segment;
+      }),
+    );
+    const calls = waits.databaseCallsP50 > 0 ? ' (' + waits.databaseCallsP50 + ' database call' + (waits.databaseCallsP50 === 1 ? '' : 's') + ' a request, at most ' + waits.databaseCallsMax + ')' : '';
+    byTestId('waits-text').textContent = formatDuration(waits.durationNs) + ' a request: ' + parts.map(([part, title, ns]) => title + ' ' + formatDuration(ns) + (part === 'database' ? calls : '')).join(' · ');
+    const repeated = waits.calls.filter((c) => c.repeated).sort((a, b) => b.perRequestMax - a.perRequestMax)[0];
+    const flag = byTestId('repeated');
+    flag.hidden = !repeated;
+    flag.textContent = repeated ? 'Repeated in one request: ' + repeated.text + ' — run up to ' + repeated.perRequestMax + ' times in a request (p50 ' + repeated.perRequestP50 + '); one query for all of them would save most of its ' + formatDuration(repeated.totalNs / waits.requests) + ' a request.' : '';
+    const body = byTestId('calls').querySelector('tbody');
+    body.replaceChildren(
+      ...(waits.calls.length === 0
+        ? [el('tr', { class: 'empty-row' }, el('td', { colspan: 7 }, 'No calls under its requests (no CLIENT spans).'))]
+        : waits.calls.map((c) =>
+            el(
+              'tr',
+              { 'data-testid': 'call-row', 'data-category': c.category, 'data-repeated': c.repeated ? 'true' : 'false' },
+              el('td', { class: 'name', title: c.text }, c.text),
+              el('td', {}, CATEGORY_TITLES[c.category] + (c.repeated ? ' · repeated' : '')),
+              numCell(String(c.perRequestP50)),
+              numCell(String(c.perRequestMax)),
+              numCell(formatCount(c.count)),
+              numCell(formatDuration(c.totalNs)),
+              numCell(formatDuration(c.p95Ns)),
+            ),
+          )),
+    );
+    renderWaterfall(index, waits.waterfall);
+  }
+
+  function renderWaterfall(index, waterfall) {
+    const box = byTestId('waterfall');
+    byTestId('waterfall-title').textContent = '(' + formatDuration(waterfall.durationNs) + '; select a span for the request\'s flame graph' + (waterfall.more > 0 ? '; ' + formatCount(waterfall.more) + ' more spans not drawn' : '') + ')';
+    const whole = Math.max(waterfall.durationNs, 1);
+    box.replaceChildren(
+      ...waterfall.spans.map((span) => {
+        const name = el('span', { class: 'wf-name', title: span.name }, span.name || '(unnamed)');
+        name.style.paddingLeft = span.depth * 14 + 'px';
+        const bar = el('span', { class: 'wf-bar part-' + span.category });
+        bar.style.left = (span.offsetNs / whole) * 100 + '%';
+        bar.style.width = (span.durationNs / whole) * 100 + '%';
+        const row = el(
+          'div',
+          { class: 'wf-row', tabindex: 0, 'data-testid': 'waterfall-span', 'data-category': span.category, 'data-depth': span.depth, title: CATEGORY_TITLES[span.category] + ' · starts at ' + formatDuration(span.offsetNs) },
+          name,
+          el('span', { class: 'wf-track' }, bar),
+          el('span', { class: 'wf-num' }, formatDuration(span.durationNs)),
+          el('span', { class: 'wf-num', title: 'CPU of the samples labelled with this span' }, span.cpuNs > 0 ? 'CPU ' + formatDuration(span.cpuNs) : ''),
+        );
+        const open = () => selectView({ type: 'request', index }, null);
+        row.addEventListener('click', open);
+        row.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter' || event.key === ' ') {
+            event.preventDefault();
+            open();
+          }
+        });
+        return row;
+      }),
+    );
   }
 
   function renderSpans() {

@@ -21,6 +21,24 @@ h2 { font-size: 16px; margin: 28px 0 8px; }
 .share { margin: 8px 0 0; }
 .share strong { color: var(--fg); }
 .warning { color: #b42318; }
+h3 { font-size: 14px; margin: 16px 0 6px; }
+.waits-bar { display: flex; height: 20px; border-radius: 4px; overflow: hidden; border: 1px solid var(--line); margin: 4px 0; }
+.waits-bar > span { display: block; height: 100%; min-width: 1px; }
+.part-cpu { background: #e0531f; }
+.part-workers { background: #f59e0b; }
+.part-database { background: #2563eb; }
+.part-http { background: #7c3aed; }
+.part-other { background: #0d9488; }
+.part-rest { background: #d0d5dd; }
+.part-internal { background: #98a2b3; }
+.part-request { background: #1d2330; }
+.waterfall { border: 1px solid var(--line); border-radius: 6px; max-height: 420px; overflow: auto; }
+.wf-row { display: grid; grid-template-columns: minmax(200px, 30%) 1fr 90px 90px; gap: 8px; align-items: center; padding: 2px 8px; cursor: pointer; }
+.wf-row:hover, .wf-row:focus { background: var(--select); outline: none; }
+.wf-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.wf-track { position: relative; height: 12px; }
+.wf-bar { position: absolute; top: 0; height: 12px; min-width: 1px; border-radius: 2px; }
+.wf-num { text-align: right; font-variant-numeric: tabular-nums; color: var(--muted); }
 .table-wrap { max-height: 360px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { padding: 5px 10px; text-align: left; white-space: nowrap; border-bottom: 1px solid var(--line); }

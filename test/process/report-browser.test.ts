@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { frames, launchBrowser, openReport } from '../support/browser.js';
 import { runReport } from '../../src/cli/report.js';
-import { SHOP, shopRecording, THREADS, threadsRecording } from '../support/recording.js';
+import { nPlusOneRecording, SHOP, shopRecording, THREADS, threadsRecording } from '../support/recording.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
 const MS = 1_000_000;
@@ -25,6 +25,7 @@ const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-report-browser-'));
 let context: BrowserContext | undefined;
 let reportUrl = '';
 let threadsUrl = '';
+let nPlusOneUrl = '';
 
 /** Writes the run's report.html; returns its file:// URL. */
 function writeReport(run: string): string {
@@ -37,6 +38,7 @@ function writeReport(run: string): string {
 before(async () => {
   reportUrl = writeReport(shopRecording(path.join(base, 'data')));
   threadsUrl = writeReport(threadsRecording(path.join(base, 'threads')));
+  nPlusOneUrl = writeReport(nPlusOneRecording(path.join(base, 'n-plus-one')));
   // A fresh profile per run: nothing cached or remembered from an earlier session.
   context = await launchBrowser(path.join(base, 'profile'));
 });
@@ -266,6 +268,38 @@ describe('the thread picker', { timeout: TEST_TIMEOUT_MS }, () => {
     await page.click(`[data-testid="endpoint-row"][data-name="${THREADS.health.name}"]`);
     await page.waitForSelector('[data-testid="flame-empty"]');
     assert.equal(await page.textContent('[data-testid="flame-empty"]'), 'No CPU samples in this view on the worker 10 thread.');
+    await page.close();
+  });
+});
+
+describe('where the time went', { timeout: TEST_TIMEOUT_MS }, () => {
+  it("an endpoint's mean request, its calls with the repeated statement flagged, and its slowest request as a waterfall that opens the request's flame graph", async () => {
+    const { page, errors } = await openReport(context, nPlusOneUrl);
+    assert.equal(await page.locator('[data-testid="waits"]').isHidden(), true, 'nothing until an endpoint is chosen');
+    await page.click('[data-testid="endpoint-row"][data-name="GET /articles"]');
+    await page.waitForSelector('[data-testid="waits"]:not([hidden])');
+    assert.equal(await page.textContent('[data-testid="waits-title"]'), 'GET /articles');
+    assert.deepEqual(await page.locator('[data-testid="waits-bar"] > span').evaluateAll((parts) => parts.map((p) => p.getAttribute('data-part'))), ['cpu', 'database', 'http']);
+    assert.match((await page.textContent('[data-testid="waits-text"]')) ?? '', /^47\.0ms a request: CPU 5\.00ms · database 40\.0ms \(7 database calls a request, at most 9\) · HTTP calls 5\.00ms$/);
+    assert.match((await page.textContent('[data-testid="repeated"]')) ?? '', /^Repeated in one request: SELECT "id", "name" FROM "Authors" WHERE "id" = \? — run up to 8 times/);
+    const calls = page.locator('[data-testid="call-row"]');
+    assert.deepEqual(await calls.evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-category'), r.getAttribute('data-repeated')])), [
+      ['database', 'true'],
+      ['http', 'false'],
+      ['database', 'false'],
+    ]);
+    const spans = page.locator('[data-testid="waterfall-span"]');
+    assert.equal(await spans.count(), 11);
+    assert.deepEqual(await spans.evaluateAll((rows) => rows.slice(0, 2).map((r) => [r.getAttribute('data-category'), r.getAttribute('data-depth')])), [
+      ['request', '0'],
+      ['database', '1'],
+    ]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.locator('[data-testid="waits"]').screenshot({ path: path.join(ARTIFACTS, 'report-waits.png') });
+    await spans.nth(3).click();
+    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^Slowest request of GET \/articles \(57\.0ms\)/);
+    assert.equal(await frameNamed(page, 'listArticles').count(), 1, "the request's samples");
+    assert.deepEqual(errors, []);
     await page.close();
   });
 });

@@ -379,3 +379,40 @@ export const THREADS = {
   workerFrames: ['workerLoop', 'resizeImage', 'encodePng', 'loadCodec'],
   mainFrames: ['main', 'handleResize', 'health', '(garbage collector)', '(idle)'],
 } as const;
+
+const CLIENT_KIND = 3;
+const SERVER_KIND = 2;
+/** The N+1 recording's repeated statement, with its literal. */
+const AUTHOR_BY_ID = (id: number) => `SELECT "id", "name" FROM "Authors" WHERE "id" = ${id}`;
+
+/**
+ * Two requests of GET /articles: a list query, then one author query per article (N+1: 6 and 8
+ * of them), each 5 ms, back to back; an outgoing HTTP call of 10 ms in the second. CPU samples: 4
+ * and 6 ms. One GET /health without calls.
+ */
+export function nPlusOneRecording(dir: string): string {
+  let n = 0;
+  const spans: SpanSpec[] = [];
+  const samples: SampleSpec[] = [];
+  const request = (trace: number, authors: number, http: boolean, cpuMs: number, startMs: number) => {
+    const traceId = traceIdOf(trace);
+    const root = ++n;
+    const startNs = BigInt(startMs) * BigInt(MS);
+    let at = startNs;
+    const call = (name: string, ms: number, attributes: Record<string, string>) => {
+      spans.push({ spanId: spanIdOf(++n), traceId, parentSpanId: spanIdOf(root), name, kind: CLIENT_KIND, startNs: at, durationNs: ms * MS, attributes });
+      at += BigInt(ms * MS);
+    };
+    call('pg.query:SELECT shop', 5, { 'db.system': 'postgresql', 'db.statement': 'SELECT "id" FROM "Articles" LIMIT 20' });
+    for (let a = 1; a <= authors; a++) call('pg.query:SELECT shop', 5, { 'db.system': 'postgresql', 'db.statement': AUTHOR_BY_ID(a) });
+    if (http) call('GET', 10, { 'http.request.method': 'GET', 'server.address': 'stock.internal' });
+    const durationNs = Number(at - startNs) + 2 * MS;
+    spans.push({ spanId: spanIdOf(root), traceId, name: 'GET /articles', kind: SERVER_KIND, startNs, durationNs, profiled: true, route: '/articles' });
+    samples.push({ stack: ['main', 'listArticles'], value: cpuMs * MS, span: { spanId: spanIdOf(root), spanName: 'GET /articles', traceId } });
+  };
+  request(1, 6, false, 4, 1000);
+  request(2, 8, true, 6, 2000);
+  const health = ++n;
+  spans.push({ spanId: spanIdOf(health), traceId: traceIdOf(3), name: 'GET /health', kind: SERVER_KIND, startNs: 3000n * BigInt(MS), durationNs: MS, profiled: true });
+  return writeRecording(dir, { windows: [{ cpu: samples }], spanBatches: [spans] });
+}

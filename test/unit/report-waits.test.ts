@@ -9,49 +9,13 @@ import { describe, it } from 'node:test';
 import { aggregateRun, type EndpointStats } from '../../src/report/aggregate.js';
 import { loadRunSync } from '../../src/report/load-run.js';
 import { formatSummary } from '../../src/report/summary.js';
-import { type SampleSpec, type SpanSpec, spanIdOf, traceIdOf, writeRecording } from '../support/recording.js';
+import { nPlusOneRecording } from '../support/recording.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const MS = 1_000_000;
 const { fresh } = scratchDirs('pyro-run-report-waits-');
-const CLIENT = 3;
-const SERVER = 2;
-const AUTHOR_BY_ID = (id: number) => `SELECT "id", "name" FROM "Authors" WHERE "id" = ${id}`;
-
-/**
- * Two requests of GET /articles: a list query, then one author query per article (N+1: 6 and 8
- * of them), each 5 ms, back to back; an outgoing HTTP call of 10 ms in the second. CPU samples: 4
- * and 6 ms. One GET /health without calls.
- */
-function recording(): string {
-  let n = 0;
-  const spans: SpanSpec[] = [];
-  const samples: SampleSpec[] = [];
-  const request = (trace: number, authors: number, http: boolean, cpuMs: number, startMs: number) => {
-    const traceId = traceIdOf(trace);
-    const root = ++n;
-    const startNs = BigInt(startMs) * BigInt(MS);
-    let at = startNs;
-    const call = (name: string, ms: number, attributes: Record<string, string>) => {
-      spans.push({ spanId: spanIdOf(++n), traceId, parentSpanId: spanIdOf(root), name, kind: CLIENT, startNs: at, durationNs: ms * MS, attributes });
-      at += BigInt(ms * MS);
-    };
-    call('pg.query:SELECT shop', 5, { 'db.system': 'postgresql', 'db.statement': 'SELECT "id" FROM "Articles" LIMIT 20' });
-    for (let a = 1; a <= authors; a++) call('pg.query:SELECT shop', 5, { 'db.system': 'postgresql', 'db.statement': AUTHOR_BY_ID(a) });
-    if (http) call('GET', 10, { 'http.request.method': 'GET', 'server.address': 'stock.internal' });
-    const durationNs = Number(at - startNs) + 2 * MS;
-    spans.push({ spanId: spanIdOf(root), traceId, name: 'GET /articles', kind: SERVER, startNs, durationNs, profiled: true, route: '/articles' });
-    samples.push({ stack: ['main', 'listArticles'], value: cpuMs * MS, span: { spanId: spanIdOf(root), spanName: 'GET /articles', traceId } });
-  };
-  request(1, 6, false, 4, 1000);
-  request(2, 8, true, 6, 2000);
-  const health = ++n;
-  spans.push({ spanId: spanIdOf(health), traceId: traceIdOf(3), name: 'GET /health', kind: SERVER, startNs: 3000n * BigInt(MS), durationNs: MS, profiled: true });
-  return writeRecording(fresh(), { windows: [{ cpu: samples }], spanBatches: [spans] });
-}
-
 const articles = (): EndpointStats => {
-  const endpoint = aggregateRun(loadRunSync(recording())).endpoints.find((e) => e.name === 'GET /articles');
+  const endpoint = aggregateRun(loadRunSync(nPlusOneRecording(fresh()))).endpoints.find((e) => e.name === 'GET /articles');
   assert.ok(endpoint);
   return endpoint;
 };
@@ -89,12 +53,12 @@ describe('endpoint waits', () => {
   });
 
   it('an endpoint without calls is all CPU and neither', () => {
-    const health = aggregateRun(loadRunSync(recording())).endpoints.find((e) => e.name === 'GET /health')!;
+    const health = aggregateRun(loadRunSync(nPlusOneRecording(fresh()))).endpoints.find((e) => e.name === 'GET /health')!;
     assert.deepEqual([health.waits!.calls, health.waits!.databaseNs, health.waits!.restNs / MS], [[], 0, 1]);
   });
 
   it('the terminal summary gives one line per endpoint: CPU, the waits, the repeated statement', () => {
-    const text = formatSummary(aggregateRun(loadRunSync(recording()), { trees: false }));
+    const text = formatSummary(aggregateRun(loadRunSync(nPlusOneRecording(fresh())), { trees: false }));
     assert.match(text, /\n {2}GET \/articles {2}47\.0ms: CPU 5\.00ms · database 40\.0ms \(7 calls\) · HTTP calls 5\.00ms · neither 0 · repeated: "SELECT "id", "name" FROM "Authors" WHERE "id" = \?" ×8 in one request\n/);
   });
 });
