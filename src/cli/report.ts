@@ -31,6 +31,8 @@ interface ReportOptions {
   dir: string | undefined;
   json: boolean;
   output: string | undefined;
+  /** Print the endpoint summary before the page's path. */
+  summary: boolean;
 }
 
 type Parsed = { kind: 'report'; options: ReportOptions } | { kind: 'exit'; code: number };
@@ -39,11 +41,12 @@ function parse(args: readonly string[], io: ReportIo): Parsed {
   let options: ReportOptions | undefined;
   const command = new Command(REPORT_COMMAND)
     .description(
-      'Turn a pyro-run recording into one self-contained HTML page (endpoints, slowest spans, CPU and wall flame graphs) ' +
+      'Turn a pyro-run recording into one self-contained HTML page (endpoints, where their time went, slowest spans, CPU and wall flame graphs) ' +
         'and print the endpoint summary. DIR is a run folder, or a folder of runs (its newest run is used).',
     )
     .argument('[DIR]', `recording or folder of recordings (default: ./${DEFAULT_DATA_DIR})`)
     .option('--json', 'print the aggregates as JSON instead of writing the page')
+    .option('--no-summary', "print only the page's path, not the endpoint summary (the app printed it as it ended)")
     .addOption(new Option('-o, --output <FILE>', `where to write the page (or the JSON) (default: <run>/${REPORT_FILE})`))
     .helpOption('-h, --help', 'print this help and exit')
     .exitOverride()
@@ -54,8 +57,8 @@ function parse(args: readonly string[], io: ReportIo): Parsed {
       getOutHasColors: () => false,
       getErrHasColors: () => false,
     })
-    .action((dir: string | undefined, flags: { json?: boolean; output?: string }) => {
-      options = { dir, json: flags.json === true, output: flags.output };
+    .action((dir: string | undefined, flags: { json?: boolean; output?: string; summary?: boolean }) => {
+      options = { dir, json: flags.json === true, output: flags.output, summary: flags.summary !== false };
     });
   try {
     command.parse([...args], { from: 'user' });
@@ -100,7 +103,7 @@ function report(options: ReportOptions, io: ReportIo): void {
   }
   const file = options.output === undefined ? path.join(run.dir, REPORT_FILE) : path.resolve(io.cwd, options.output);
   writeOutput(file, (target) => writeReportHtml(aggregates, target));
-  io.stdout(`${formatSummary(aggregates)}\nReport: ${file}\n`);
+  io.stdout(`${options.summary ? `${formatSummary(aggregates)}\n` : ''}Report: ${file}\n`);
 }
 
 /** Runs `pyro-run report` with the arguments after `report`; returns the exit code. */

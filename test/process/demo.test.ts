@@ -35,6 +35,7 @@ test('npm run demo records the shop and its report shows each endpoint’s hot f
   const report = path.join(out, runs[0]!, 'report.html');
   assert.ok(existsSync(report));
   assert.ok(demo.stdout.includes(report), `the report path is printed:\n${demo.stdout}`);
+  assert.equal((demo.stdout + demo.stderr).match(/^Endpoint +Count +p50/gm)?.length, 1, `the endpoint table once:\n${demo.stdout}${demo.stderr}`);
 
   context = await launchBrowser(path.join(base, 'profile'));
   const { page, requests, errors } = await openReport(context, pathToFileURL(report).href);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { type Child, registerPath, repoRoot, runCli, runNode } from '../support/child.js';
+import { type Child, fixture, registerPath, repoRoot, runCli, runNode } from '../support/child.js';
 import { load } from '../support/load.js';
 import { readRecording } from '../support/read-recording.js';
 import { startReceiver } from '../support/receiver.js';
@@ -184,4 +184,20 @@ test('--quiet records without a word', async () => {
   await app.exit();
   assert.equal(app.stderr, '');
   assert.equal(readRecording(out).manifest.complete, true);
+});
+
+test('span files hold bounded lines: one OTLP request of at most 512 spans each, however many spans a write takes', async () => {
+  const out = tempDir();
+  const app = runCli(['--out', out, '--quiet', fixture('apps/order-jobs.cjs')], { env: { JOBS: '300', CHILDREN: '20' } });
+  assert.equal((await app.exit()).code, 0, app.stderr);
+  const run = readRecording(out);
+  const perLine = run.spanFiles.flatMap((file) =>
+    readFileSync(path.join(run.dir, 'spans', file), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length),
+  );
+  assert.ok(run.spans.length > 1024, `enough spans in one write to need lines: ${run.spans.length}`);
+  assert.ok(Math.max(...perLine) <= 512, `spans per line: ${perLine.join(', ')}`);
+  assert.ok(perLine.length > run.spanFiles.length, 'a file holds several lines');
 });

@@ -21,6 +21,13 @@ async function report(args: string[], cwd?: string) {
 }
 
 describe('pyro-run report', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('--no-summary prints only the path', async () => {
+    const run = shopRecording(fresh());
+    const result = await report([run, '--no-summary']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `Report: ${path.join(run, 'report.html')}\n`);
+  });
+
   it('writes <run>/report.html, prints the summary and the path, exits 0', async () => {
     const run = shopRecording(fresh());
     const result = await report([run]);

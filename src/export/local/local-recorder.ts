@@ -39,6 +39,13 @@ const WRITE_EVERY_MS = 1000;
 /** ...unless this many spans wait. */
 const SPANS_PER_FILE = 4096;
 /**
+ * Spans per line of a span file (one OTLP/JSON request each, as the collector's file exporter
+ * writes them): a reader takes a file line by line, and the final flush's file can hold a whole
+ * run's late spans.
+ */
+const SPANS_PER_LINE = 512;
+const NEWLINE = Buffer.from('\n');
+/**
  * run.json grows between the writes that make room (counts gain digits, endpoints and their
  * histogram buckets appear): room is made for it as it is now plus this much.
  */
@@ -97,6 +104,7 @@ export class LocalRecorder implements Destination {
   readonly dir: string;
   private readonly manifest: Manifest;
   private readonly encoder: WindowEncoder;
+  /** Spans as the lines of a span file, SPANS_PER_LINE a line, without the last newline. */
   private readonly serialize: (spans: ReadableSpan[]) => Uint8Array | undefined;
   /** Profile windows on disk, oldest first, for the cap. */
   private readonly windowsOnDisk: WindowOnDisk[] = [];
@@ -149,7 +157,16 @@ export class LocalRecorder implements Destination {
       endpoints: this.keeper.totals.list(),
     };
     // Loaded with the first batch, not at start.
-    this.serialize = (spans) => otlpJsonTraceSerializer().serializeRequest(spans);
+    this.serialize = (spans) => {
+      const parts: Uint8Array[] = [];
+      for (let at = 0; at < spans.length; at += SPANS_PER_LINE) {
+        const line = otlpJsonTraceSerializer().serializeRequest(spans.slice(at, at + SPANS_PER_LINE));
+        if (line === undefined) return undefined;
+        if (parts.length > 0) parts.push(NEWLINE);
+        parts.push(line);
+      }
+      return Buffer.concat(parts);
+    };
     try {
       this.writeManifest();
     } catch (error) {
