@@ -66,6 +66,8 @@ export interface Manifest {
   endpoints: EndpointTotal[];
   /** When the app hit its heap limit: the time and the window that holds the heap profile of that moment. */
   outOfMemory?: { at: string; window: number };
+  /** The agent's dist folder: its frames in the profiles are under it (the report folds them out of the app's stacks). */
+  agentDir?: string;
 }
 
 const seq = (n: number) => String(n).padStart(6, '0');

@@ -52,6 +52,12 @@ export interface SelfTime {
   /** Index into the frame table. */
   frame: number;
   value: number;
+  /**
+   * For a leaf that is not the app's own code (Node's, a package's, V8's, the agent's): the
+   * nearest frame of the app's code above it, whose call it ran for — `writev ← listArticles`.
+   * Undefined for an app frame, or when no app frame is on the stack.
+   */
+  caller?: number;
 }
 
 export interface EndpointStats {
@@ -75,6 +81,8 @@ export interface EndpointStats {
   wallNs: number;
   /** The heaviest functions by CPU self time, at most 3. */
   topSelf: SelfTime[];
+  /** Its CPU by whose code ran (the app, each package, Node.js, V8, pyro-run): the leaf frames' owners, heaviest first. */
+  byOwner: { owner: string; value: number }[];
 }
 
 export interface SlowSpan {
@@ -347,7 +355,7 @@ function endpointStats(model: RunModel): EndpointStats[] {
   const { index } = model;
   const waits = endpointWaits(model, (spans) => cpuOfSpans(model, spans));
   const stats = model.endpoints.map(({ name, total, roots }, e): EndpointStats => {
-    const common = { name, cpuNs: 0, wallNs: 0, topSelf: [] as SelfTime[], waits: waits[e] };
+    const common = { name, cpuNs: 0, wallNs: 0, topSelf: [] as SelfTime[], byOwner: [] as EndpointStats['byOwner'], waits: waits[e] };
     if (total) {
       const { count, errors, totalNs, maxNs, histogram } = total;
       return { ...common, count, errors, totalNs, p50Ns: percentileNs(histogram, 50, maxNs), p95Ns: percentileNs(histogram, 95, maxNs), maxNs };
@@ -371,7 +379,9 @@ function endpointStats(model: RunModel): EndpointStats[] {
     entry.wallNs += sum(index.samples.wall.value, model.rowsByLabel.wall[label] as number[]);
   });
   stats.forEach((entry, e) => {
-    entry.topSelf = topSelfOf(index, 'cpu', endpointRows(model, e, 'cpu'), TOP_SELF);
+    const rows = endpointRows(model, e, 'cpu');
+    entry.topSelf = topSelfOf(index, 'cpu', rows, TOP_SELF);
+    entry.byOwner = byOwnerOf(index, rows);
   });
   return stats;
 }
@@ -468,18 +478,55 @@ function kindInfos(index: SampleIndex): KindInfo[] {
   });
 }
 
-/** The heaviest frames by self value among `rows` of a kind's samples. */
+/** CPU of `rows` by the owner of their leaf frame (frame-owner.ts), heaviest first. */
+function byOwnerOf(index: SampleIndex, rows: Iterable<number>): { owner: string; value: number }[] {
+  const { stack, value } = index.samples.cpu;
+  const byOwner = new Map<string, number>();
+  for (const row of rows) {
+    const frame = index.stackFrame[stack[row] as number] as number;
+    const owner = frame < 0 ? '' : (index.strings[index.frames.owner[frame] as number] as string);
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + (value[row] as number));
+  }
+  return [...byOwner].map(([owner, v]) => ({ owner, value: v })).sort((a, b) => b.value - a.value || (a.owner < b.owner ? -1 : 1));
+}
+
+/** The nearest frame of the app's own code at or above a trie node, -1 when none; memoized per node. */
+function appFrameAbove(index: SampleIndex, node: number, memo: Map<number, number>): number {
+  const path: number[] = [];
+  let found = -1;
+  for (let at = node; at > 0; at = index.stackParent[at] as number) {
+    const known = memo.get(at);
+    if (known !== undefined) {
+      found = known;
+      break;
+    }
+    path.push(at);
+    const frame = index.stackFrame[at] as number;
+    if (index.frames.app[frame] === true) {
+      found = frame;
+      break;
+    }
+  }
+  for (const at of path) memo.set(at, found);
+  return found;
+}
+
+/** The heaviest (leaf frame, app caller) pairs by self value among `rows` of a kind's samples. */
 function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>, limit: number): SelfTime[] {
   const columns = index.samples[kind];
-  const self = new Map<number, number>();
+  const self = new Map<string, SelfTime>();
+  const memo = new Map<number, number>();
   for (const row of rows) {
-    const frame = index.stackFrame[columns.stack[row] as number] as number;
-    if (frame >= 0) self.set(frame, (self.get(frame) ?? 0) + (columns.value[row] as number));
+    const node = columns.stack[row] as number;
+    const frame = index.stackFrame[node] as number;
+    if (frame < 0) continue;
+    const caller = index.frames.app[frame] === true ? -1 : appFrameAbove(index, index.stackParent[node] as number, memo);
+    const key = `${frame} ${caller}`;
+    let entry = self.get(key);
+    if (entry === undefined) self.set(key, (entry = caller < 0 ? { frame, value: 0 } : { frame, value: 0, caller }));
+    entry.value += columns.value[row] as number;
   }
-  return [...self]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, limit)
-    .map(([frame, value]) => ({ frame, value }));
+  return [...self.values()].sort((a, b) => b.value - a.value || a.frame - b.frame || (a.caller ?? -1) - (b.caller ?? -1)).slice(0, limit);
 }
 
 /** ThreadStats of every thread, when there are workers; undefined for a main thread alone. */

@@ -38,6 +38,7 @@ const BODY = `
     <h2>Where the time went: <span data-testid="waits-title"></span> <span class="meta" data-testid="waits-requests"></span></h2>
     <div class="waits-bar" data-testid="waits-bar"></div>
     <p class="meta" data-testid="waits-text"></p>
+    <p class="meta" data-testid="by-owner"></p>
     <p class="warning" data-testid="repeated" hidden></p>
     <div class="table-wrap">
       <table data-testid="calls">

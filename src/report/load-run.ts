@@ -56,6 +56,8 @@ export interface RunManifest {
   outOfMemory: { at: string; window: number } | undefined;
   /** Every local root counted by endpoint; undefined in recordings made before the recorder counted them. */
   endpoints: EndpointTotal[] | undefined;
+  /** The agent's dist folder when it recorded; undefined in recordings made before it said. */
+  agentDir: string | undefined;
 }
 
 /** A profile file that was read; its samples are in LoadedRun.samples. */
@@ -163,6 +165,7 @@ function parseManifest(text: string, where: string): RunManifest {
     nodeVersion: asString(m.nodeVersion),
     pid: asNumber(m.pid),
     command: Array.isArray(m.command) ? m.command.filter((word): word is string => typeof word === 'string') : [],
+    agentDir: typeof m.agentDir === 'string' ? m.agentDir : undefined,
     startedAt: typeof m.startedAt === 'string' ? m.startedAt : undefined,
     endedAt: typeof m.endedAt === 'string' ? m.endedAt : null,
     complete: m.complete === true,
@@ -234,9 +237,9 @@ function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profil
  * whose windows are snapshots (the heap: what was in use at the cut) are read from their newest
  * window only: two snapshots do not add up.
  */
-function readProfiles(runDir: string): { profiles: RunProfile[]; samples: SampleIndex } {
+function readProfiles(runDir: string, agentDir: string | undefined): { profiles: RunProfile[]; samples: SampleIndex } {
   const profiles: RunProfile[] = [];
-  const builder = new SampleIndexBuilder();
+  const builder = new SampleIndexBuilder(agentDir);
   const files = listFiles(path.join(runDir, PROFILES_DIR), PROFILE_FILE).flatMap((name) => {
     const [, window, type] = PROFILE_FILE.exec(name) as RegExpExecArray;
     return type !== undefined && isProfileType(type) ? [{ name, window: Number(window), kind: type }] : [];
@@ -278,7 +281,7 @@ export function loadRunSync(dir: string): LoadedRun {
     throw new RunError('corrupt', `cannot read ${manifestPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const manifest = parseManifest(manifestText, manifestPath);
-  const { profiles, samples } = readProfiles(runDir);
+  const { profiles, samples } = readProfiles(runDir, manifest.agentDir);
   const spans = readSpans(runDir);
   if (profiles.length === 0 && spans.length === 0) throw new RunError('empty', `the recording in ${runDir} has no profiles or spans yet`);
   return { dir: runDir, manifest, profiles, samples, spans };

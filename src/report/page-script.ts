@@ -73,6 +73,13 @@ export const PAGE_SCRIPT = String.raw`
     return line ? file + ':' + line : file;
   }
 
+  /** A self-time entry's function, with the app's function it ran for when it is not the app's own code: \`writev ← listArticles (articles.js:41)\`. */
+  function selfName(t) {
+    if (t.caller === undefined || t.caller === null) return frameName(t.frame);
+    const where = frameWhere(t.caller).replace(/^.*[\\/]/, '');
+    return frameName(t.frame) + ' ← ' + frameName(t.caller) + (where ? ' (' + where + ')' : '');
+  }
+
   /** Warm hues for the app's code, cool for Node internals and dependencies, grey for V8's pseudo-frames. */
   function colorOf(f) {
     if (f < 0) return 'hsl(220, 12%, 82%)';
@@ -265,7 +272,7 @@ export const PAGE_SCRIPT = String.raw`
       return;
     }
     data.endpoints.forEach((endpoint, index) => {
-      const self = endpoint.topSelf.map((t) => frameName(t.frame) + ' ' + formatPercent(t.value, endpoint.cpuNs)).join(', ');
+      const self = endpoint.topSelf.map((t) => selfName(t) + ' ' + formatPercent(t.value, endpoint.cpuNs)).join(', ');
       const cells = [
         el('td', { class: 'name', title: endpoint.name }, endpoint.name || '(unnamed)'),
         numCell(formatCount(endpoint.count)),
@@ -310,6 +317,9 @@ export const PAGE_SCRIPT = String.raw`
     );
     const calls = waits.databaseCallsP50 > 0 ? ' (' + waits.databaseCallsP50 + ' database call' + (waits.databaseCallsP50 === 1 ? '' : 's') + ' a request, at most ' + waits.databaseCallsMax + ')' : '';
     byTestId('waits-text').textContent = formatDuration(waits.durationNs) + ' a request: ' + parts.map(([part, title, ns]) => title + ' ' + formatDuration(ns) + (part === 'database' ? calls : '')).join(' · ');
+    const owners = endpoint.byOwner.filter((o) => o.value > 0);
+    const cpuWhole = owners.reduce((n, o) => n + o.value, 0);
+    byTestId('by-owner').textContent = owners.length === 0 ? '' : 'CPU by whose code ran: ' + owners.map((o) => o.owner + ' ' + formatPercent(o.value, cpuWhole)).join(' · ');
     const repeated = waits.calls.filter((c) => c.repeated).sort((a, b) => b.perRequestMax - a.perRequestMax)[0];
     const flag = byTestId('repeated');
     flag.hidden = !repeated;

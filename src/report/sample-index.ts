@@ -8,6 +8,7 @@
  */
 import type { Profile } from 'pprof-format';
 import { PROFILE_TYPE_NAMES, type ProfileType } from '../profiling/profile-types.js';
+import { agentFrameName, displayName, frameOwner, isAppFrame, ownerName } from './frame-owner.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_THREAD_NAME, MAIN_THREAD_NAME } from '../wire.js';
 import { Interner } from '../util/interner.js';
 
@@ -26,10 +27,15 @@ export function everyKind<T>(make: (kind: ProfileKind) => T): Record<ProfileKind
 
 /** Frames as parallel arrays of indices into `strings` (plus the line). */
 export interface FrameTable {
+  /** As a report names it (frame-owner.ts displayName). */
   name: number[];
   file: number[];
   /** Function start line, 0 when the profile does not say. */
   line: number[];
+  /** Whose code it is, as the "by package" view names it (frame-owner.ts ownerName). */
+  owner: number[];
+  /** Whether it is a line of the app's own code. */
+  app: boolean[];
 }
 
 export interface SampleColumns {
@@ -75,7 +81,11 @@ const lineOnly = (line: number | bigint): number => Number(BigInt(line) & 0xffff
 
 export class SampleIndexBuilder {
   private readonly strings = new Interner<string>();
-  private readonly frames: FrameTable = { name: [], file: [], line: [] };
+  private readonly frames: FrameTable = { name: [], file: [], line: [], owner: [], app: [] };
+  /** Per frame: the agent's module when it is the agent's code (folded out of stacks), else undefined. */
+  private readonly agentModule: (string | undefined)[] = [];
+  /** Per frame: Node's own code (folded out too where it only runs between two of the agent's frames). */
+  private readonly nodeFrame: boolean[] = [];
   private readonly frameIds = new Map<string, number>();
   private readonly stackParent = [-1];
   private readonly stackFrame = [-1];
@@ -87,7 +97,8 @@ export class SampleIndexBuilder {
   private readonly windows = new Set<number>();
   private readonly durationNs: Record<ProfileKind, number> = everyKind(() => 0);
 
-  constructor() {
+  /** `agentDir`: the agent's dist folder, as the recording names it, so its frames are known. */
+  constructor(private readonly agentDir?: string) {
     this.strings.id('');
   }
 
@@ -123,10 +134,9 @@ export class SampleIndexBuilder {
     for (const sample of profile.sample) {
       const value = Number(sample.value[valueIndex] ?? 0);
       if (value === 0) continue;
-      let node = 0;
-      for (let i = sample.locationId.length - 1; i >= 0; i--) {
-        for (const frame of locationFrames.get(Number(sample.locationId[i])) ?? []) node = this.childOf(node, frame);
-      }
+      const path: number[] = [];
+      for (let i = sample.locationId.length - 1; i >= 0; i--) for (const frame of locationFrames.get(Number(sample.locationId[i])) ?? []) path.push(frame);
+      const node = this.stackOf(path);
       let spanIdString = 0;
       let spanNameString = 0;
       let threadString = 0;
@@ -174,13 +184,41 @@ export class SampleIndexBuilder {
     const key = `${name}\0${file}\0${line}`;
     let id = this.frameIds.get(key);
     if (id === undefined) {
+      const owner = frameOwner(name, file, this.agentDir);
       id = this.frames.name.length;
-      this.frames.name.push(this.strings.id(name));
+      this.frames.name.push(this.strings.id(displayName(name, file, line)));
       this.frames.file.push(this.strings.id(file));
       this.frames.line.push(line);
+      this.frames.owner.push(this.strings.id(ownerName(owner)));
+      this.frames.app.push(isAppFrame(owner));
+      this.agentModule.push(owner.kind === 'agent' ? owner.module : undefined);
+      this.nodeFrame.push(owner.kind === 'node');
       this.frameIds.set(key, id);
     }
     return id;
+  }
+
+  /**
+   * The trie node of a stack (frames root-most first), with the agent's frames folded out: its
+   * wrappers (the instrumentations', the guard's, the context's) sit between the app's frames and
+   * a library's, and Node's own frames between two of them (AsyncLocalStorage.run) go with them.
+   * A stack whose leaf is the agent's keeps one frame for it, named by its module: that time is
+   * the agent's, and says so.
+   */
+  private stackOf(path: readonly number[]): number {
+    const agent = (k: number) => this.agentModule[path[k] as number] !== undefined;
+    let node = 0;
+    for (let k = 0; k < path.length; k++) {
+      const frame = path[k] as number;
+      const module = this.agentModule[frame];
+      if (module !== undefined) {
+        if (k === path.length - 1) node = this.childOf(node, this.frameId(agentFrameName(module), '', 0));
+        continue;
+      }
+      if (this.nodeFrame[frame] && k > 0 && k < path.length - 1 && agent(k - 1) && agent(k + 1)) continue;
+      node = this.childOf(node, frame);
+    }
+    return node;
   }
 
   private childOf(node: number, frame: number): number {

@@ -16,14 +16,10 @@ const DEFAULT_LIMIT = 10;
 const NAME_WIDTH = 40;
 const FUNCTION_WIDTH = 32;
 
-/** `fn 62%, other 20%`: the heaviest functions as shares of `whole`. */
+/** `fn 62%, writev ← listArticles 20%`: the heaviest functions as shares of `whole`, a leaf outside the app's code with the app's function it ran for. */
 function topSelfText(aggregates: RunAggregates, topSelf: readonly SelfTime[], whole: number): string {
-  return topSelf
-    .map(({ frame, value }) => {
-      const name = aggregates.strings[aggregates.frames.name[frame] as number] ?? '';
-      return `${truncate(printable(name), FUNCTION_WIDTH)} ${formatPercent(value, whole)}`;
-    })
-    .join(', ');
+  const nameOf = (frame: number) => truncate(printable(aggregates.strings[aggregates.frames.name[frame] as number] ?? ''), FUNCTION_WIDTH);
+  return topSelf.map(({ frame, value, caller }) => `${nameOf(frame)}${caller === undefined ? '' : ` ← ${nameOf(caller)}`} ${formatPercent(value, whole)}`).join(', ');
 }
 
 /** Columns padded to their widest cell: text left-aligned, numbers right-aligned; the last column is not padded. */

@@ -493,8 +493,8 @@ describe('the exit summary', () => {
       formatSummary(aggregateRun(shop(), { trees: false })),
       [
         'Endpoint        Count     p50     p95     CPU  Top self time (share of endpoint CPU)',
-        'GET /users/:id      4  20.0ms   100ms   131ms  fib 92%, handleUser 5%, JSON.stringify 4%',
-        'POST /orders        2  50.0ms  70.0ms  35.0ms  validate 57%, hash 43%',
+        'GET /users/:id      4  20.0ms   100ms   131ms  fib 92%, handleUser 5%, JSON.stringify ← handleUser 4%',
+        'POST /orders        2  50.0ms  70.0ms  35.0ms  validate 57%, hash ← handleOrder 43%',
         'GET /health         1  1.00ms  1.00ms       0  -',
         'Mean request, of those kept (CPU inside a call counts in both):',
         '  GET /users/:id  40.0ms: CPU 32.8ms · other calls 23.8ms · neither 0',

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { AGENT_DIR } from '../../util/agent-dir.js';
 import { nodeFs } from '../../util/builtins.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { type Config, megabytes, type ProfileType } from '../../config.js';
@@ -155,6 +156,7 @@ export class LocalRecorder implements Destination {
       capBytes: config.local?.capBytes ?? 0,
       counts: { windows: 0, profileFiles: 0, spanFiles: 0, spans: 0, bytes: 0, droppedWindows: 0, thinnedWindows: 0, droppedSpans: 0, summarizedSpans: 0 },
       endpoints: this.keeper.totals.list(),
+      agentDir: AGENT_DIR,
     };
     // Loaded with the first batch, not at start.
     this.serialize = (spans) => {
