@@ -12,6 +12,8 @@ import { pathToFileURL } from 'node:url';
 import type { BrowserContext } from 'playwright-core';
 import { frames, launchBrowser, openReport } from '../support/browser.js';
 import { repoRoot, runNode } from '../support/child.js';
+import { aggregateRun } from '../../src/report/aggregate.js';
+import { loadRunSync } from '../../src/report/load-run.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-demo-'));
 let context: BrowserContext | undefined;
@@ -52,4 +54,18 @@ test('npm run demo records the shop and its report shows each endpoint’s hot f
   }
   assert.deepEqual(errors, []);
   assert.deepEqual(requests.filter((url) => !url.startsWith('file:')), []);
+
+  // What the report lists is the app's code by name: no anonymous function without its file and
+  // line, and no frame of the agent's inside a stack (only its own leaf, named by its module).
+  const aggregates = aggregateRun(loadRunSync(path.join(out, runs[0]!)));
+  const name = (frame: number) => aggregates.strings[aggregates.frames.name[frame] as number] as string;
+  const file = (frame: number) => aggregates.strings[aggregates.frames.file[frame] as number] as string;
+  const used = new Set([...Object.values(aggregates.trees!.process)].flatMap((tree) => tree.frame.filter((frame) => frame >= 0)));
+  for (const frame of used) {
+    assert.doesNotMatch(name(frame), /^\(anonymous/, `${name(frame)} in ${file(frame)}`);
+    assert.doesNotMatch(file(frame), /[\\/]dist[\\/](register\.js|vendor[\\/])/, `an agent frame in a stack: ${name(frame)}`);
+  }
+  for (const endpoint of aggregates.endpoints) {
+    for (const self of endpoint.topSelf) assert.doesNotMatch(name(self.frame), /^\(anonymous/, endpoint.name);
+  }
 });
