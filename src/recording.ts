@@ -68,6 +68,11 @@ export interface Manifest {
   outOfMemory?: { at: string; window: number };
   /** The agent's dist folder: its frames in the profiles are under it (the report folds them out of the app's stacks). */
   agentDir?: string;
+  /**
+   * The process's CPU time so far (process.cpuUsage, user + system), nanoseconds: with the profiles'
+   * CPU of the JavaScript threads, what ran on other threads (libuv's pool, V8's helpers, add-ons).
+   */
+  processCpuNs?: number;
 }
 
 const seq = (n: number) => String(n).padStart(6, '0');

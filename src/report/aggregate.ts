@@ -11,7 +11,7 @@ import { spanNameShapes } from '../span-link/span-name-shape.js';
 import { PER_SPAN_TYPES, type PerSpanType, PROFILE_TYPE_NAMES, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
-import { formatCount } from './format.js';
+import { formatCount, formatDuration, formatPercent } from './format.js';
 import { everyKind, type FrameTable, recordOf, type SampleIndex } from './sample-index.js';
 import { buildSpanTree, type SpanTree } from './span-tree.js';
 import { type EndpointWaits, endpointWaits } from './waits.js';
@@ -137,6 +137,12 @@ export interface RunInfo {
   unmatchedWords: string;
   /** Profiled time per kind (sum of window durations). */
   profiledNs: PerKind<number>;
+  /**
+   * CPU the process spent on threads that run no JavaScript (libuv's pool: crypto, zlib, fs, dns;
+   * V8's GC helpers; native add-ons), nanoseconds, against the process's whole: not attributed to
+   * requests. Undefined when the profiles hold none.
+   */
+  otherThreadsCpu: { cpuNs: number; processCpuNs: number; words: string } | undefined;
 }
 
 /** A thread's part of the run's profile (RunAggregates.threads). */
@@ -464,7 +470,51 @@ function runInfo(model: RunModel): RunInfo {
     partial: partialText({ ...manifest.counts, spans: run.spans.length }, manifest.endpoints !== undefined),
     unmatchedWords: manifest.counts.summarizedSpans + manifest.counts.droppedSpans > 0 ? 'in spans whose details were not kept' : 'in spans not in the recording',
     profiledNs: perKind((kind) => index.durationNs[kind]),
+    otherThreadsCpu: otherThreadsCpu(index, manifest.processCpuNs),
   };
+}
+
+/** The pseudo-frame @datadog/pprof puts the CPU of the process's other threads under (its CPU time profile, `Non JS threads activity`). */
+const NON_JS_THREADS = 'Non JS threads activity';
+
+/**
+ * The CPU the process spent on its threads that run no JavaScript — which the sampler counts under
+ * NON_JS_THREADS, never in a span — against the process's CPU (run.json's, else all the CPU samples').
+ */
+function otherThreadsCpu(index: SampleIndex, processCpuNs: number | undefined): RunInfo['otherThreadsCpu'] {
+  const { stack, value } = index.samples.cpu;
+  const marked = new Set(index.frames.name.flatMap((name, frame) => (index.strings[name] === NON_JS_THREADS ? [frame] : [])));
+  const under = new Map<number, boolean>();
+  const isUnder = (node: number): boolean => {
+    const path: number[] = [];
+    let found = false;
+    for (let at = node; at > 0; at = index.stackParent[at] as number) {
+      const known = under.get(at);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      path.push(at);
+      if (marked.has(index.stackFrame[at] as number)) {
+        found = true;
+        break;
+      }
+    }
+    for (const at of path) under.set(at, found);
+    return found;
+  };
+  let cpuNs = 0;
+  let sampledNs = 0;
+  stack.forEach((node, row) => {
+    sampledNs += value[row] as number;
+    if (marked.size > 0 && isUnder(node)) cpuNs += value[row] as number;
+  });
+  const wholeNs = processCpuNs !== undefined && processCpuNs > sampledNs ? processCpuNs : sampledNs;
+  if (cpuNs <= 0 || wholeNs <= 0) return undefined;
+  const words =
+    `CPU on threads that run no JavaScript: ${formatDuration(cpuNs)} of the process's ${formatDuration(wholeNs)} (${formatPercent(cpuNs, wholeNs)}): ` +
+    "libuv's pool (crypto such as bcrypt and pbkdf2, zlib, fs, dns), V8's GC helpers, native add-ons; no request's, so not in the endpoints' CPU";
+  return { cpuNs, processCpuNs: wholeNs, words };
 }
 
 function perKind<T>(make: (kind: PerSpanType) => T): PerKind<T> {

@@ -58,6 +58,8 @@ export interface RunManifest {
   endpoints: EndpointTotal[] | undefined;
   /** The agent's dist folder when it recorded; undefined in recordings made before it said. */
   agentDir: string | undefined;
+  /** The process's CPU time as of the last manifest write, nanoseconds; undefined in older recordings. */
+  processCpuNs: number | undefined;
 }
 
 /** A profile file that was read; its samples are in LoadedRun.samples. */
@@ -166,6 +168,7 @@ function parseManifest(text: string, where: string): RunManifest {
     pid: asNumber(m.pid),
     command: Array.isArray(m.command) ? m.command.filter((word): word is string => typeof word === 'string') : [],
     agentDir: typeof m.agentDir === 'string' ? m.agentDir : undefined,
+    processCpuNs: asNumber(m.processCpuNs),
     startedAt: typeof m.startedAt === 'string' ? m.startedAt : undefined,
     endedAt: typeof m.endedAt === 'string' ? m.endedAt : null,
     complete: m.complete === true,

@@ -216,6 +216,7 @@ export const PAGE_SCRIPT = String.raw`
     if (parts.length === 0) share.append('no profile samples recorded');
     parts.forEach((part, i) => share.append(...(i > 0 ? [' · ', part] : [part])));
     renderThreadShares();
+    if (run.otherThreadsCpu && run.otherThreadsCpu.cpuNs > 0) meta.append(el('p', { class: 'meta', 'data-testid': 'other-threads' }, run.otherThreadsCpu.words));
     for (const snapshot of data.snapshots) {
       const top = snapshot.topSelf.slice(0, 3).map((t) => frameName(t.frame) + ' ' + formatPercent(t.value, snapshot.total)).join(', ');
       meta.append(el('p', { class: 'meta', 'data-testid': 'snapshot', 'data-kind': snapshot.kind }, 'Memory in use ' + (snapshot.outOfMemoryAt ? 'when the heap limit was hit (' + snapshot.outOfMemoryAt + ')' : 'at the last window') + ': ' + formatValue(snapshot.kind, snapshot.total) + (top ? ', allocated in ' + top : '')));

@@ -108,6 +108,8 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
   const threads = threadsText(aggregates.threads);
   if (threads !== undefined) lines.push(threads);
+  const other = aggregates.run.otherThreadsCpu;
+  if (other !== undefined && other.cpuNs > 0) lines.push(other.words);
   for (const snapshot of aggregates.snapshots) {
     const top = topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total);
     const when = snapshot.outOfMemoryAt === undefined ? 'at the last window' : `when the heap limit was hit (${snapshot.outOfMemoryAt})`;

@@ -201,3 +201,15 @@ test('span files hold bounded lines: one OTLP request of at most 512 spans each,
   assert.ok(Math.max(...perLine) <= 512, `spans per line: ${perLine.join(', ')}`);
   assert.ok(perLine.length > run.spanFiles.length, 'a file holds several lines');
 });
+
+test("CPU on libuv's pool (pbkdf2) is said to be on threads that run no JavaScript, with its share of the process's CPU", async () => {
+  const out = tempDir();
+  const app = runCli(['--out', out, fixture('apps/pool-crypto.cjs')]);
+  assert.equal((await app.exit()).code, 0, app.stderr);
+  const run = readRecording(out);
+  const processCpuNs = (run.manifest as { processCpuNs?: number }).processCpuNs ?? 0;
+  assert.ok(processCpuNs > 0, 'run.json has the process CPU');
+  const line = /CPU on threads that run no JavaScript: \S+ of the process's \S+ \((\d+)%\): libuv's pool/.exec(app.stderr);
+  assert.ok(line, `the exit summary says so:\n${app.stderr}`);
+  assert.ok(Number(line[1]) >= 50, `pbkdf2's work is most of the process's CPU: ${line[1]}%`);
+});

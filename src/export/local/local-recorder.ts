@@ -517,6 +517,8 @@ export class LocalRecorder implements Destination {
   private manifestText(): string {
     this.manifest.counts.summarizedSpans = this.keeper.summarized;
     this.manifest.endpoints = this.keeper.totals.list();
+    const cpu = process.cpuUsage();
+    this.manifest.processCpuNs = (cpu.user + cpu.system) * 1000;
     return `${JSON.stringify(this.manifest, null, 2)}\n`;
   }
 
