@@ -484,25 +484,8 @@ const NON_JS_THREADS = 'Non JS threads activity';
 function otherThreadsCpu(index: SampleIndex, processCpuNs: number | undefined): RunInfo['otherThreadsCpu'] {
   const { stack, value } = index.samples.cpu;
   const marked = new Set(index.frames.name.flatMap((name, frame) => (index.strings[name] === NON_JS_THREADS ? [frame] : [])));
-  const under = new Map<number, boolean>();
-  const isUnder = (node: number): boolean => {
-    const path: number[] = [];
-    let found = false;
-    for (let at = node; at > 0; at = index.stackParent[at] as number) {
-      const known = under.get(at);
-      if (known !== undefined) {
-        found = known;
-        break;
-      }
-      path.push(at);
-      if (marked.has(index.stackFrame[at] as number)) {
-        found = true;
-        break;
-      }
-    }
-    for (const at of path) under.set(at, found);
-    return found;
-  };
+  const memo = new Map<number, number>();
+  const isUnder = (node: number) => frameAbove(index, node, (frame) => marked.has(frame), memo) >= 0;
   let cpuNs = 0;
   let sampledNs = 0;
   stack.forEach((node, row) => {
@@ -540,8 +523,11 @@ function byOwnerOf(index: SampleIndex, rows: Iterable<number>): { owner: string;
   return [...byOwner].map(([owner, v]) => ({ owner, value: v })).sort((a, b) => b.value - a.value || (a.owner < b.owner ? -1 : 1));
 }
 
-/** The nearest frame of the app's own code at or above a trie node, -1 when none; memoized per node. */
-function appFrameAbove(index: SampleIndex, node: number, memo: Map<number, number>): number {
+/**
+ * The nearest frame at or above a trie node that `wanted` picks, -1 when none; `memo` holds the
+ * answers per node (one per question), so a walk over many samples visits each node once.
+ */
+function frameAbove(index: SampleIndex, node: number, wanted: (frame: number) => boolean, memo: Map<number, number>): number {
   const path: number[] = [];
   let found = -1;
   for (let at = node; at > 0; at = index.stackParent[at] as number) {
@@ -552,7 +538,7 @@ function appFrameAbove(index: SampleIndex, node: number, memo: Map<number, numbe
     }
     path.push(at);
     const frame = index.stackFrame[at] as number;
-    if (index.frames.app[frame] === true) {
+    if (wanted(frame)) {
       found = frame;
       break;
     }
@@ -566,11 +552,12 @@ function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>
   const columns = index.samples[kind];
   const self = new Map<string, SelfTime>();
   const memo = new Map<number, number>();
+  const isApp = (frame: number) => index.frames.app[frame] === true;
   for (const row of rows) {
     const node = columns.stack[row] as number;
     const frame = index.stackFrame[node] as number;
     if (frame < 0) continue;
-    const caller = index.frames.app[frame] === true ? -1 : appFrameAbove(index, index.stackParent[node] as number, memo);
+    const caller = index.frames.app[frame] === true ? -1 : frameAbove(index, index.stackParent[node] as number, isApp, memo);
     const key = `${frame} ${caller}`;
     let entry = self.get(key);
     if (entry === undefined) self.set(key, (entry = caller < 0 ? { frame, value: 0 } : { frame, value: 0, caller }));
