@@ -11,11 +11,14 @@ import { after, before, test } from 'node:test';
 import { fixture, registerPath, runNode } from '../support/child.js';
 import { type MariaDb, startMariaDb } from '../support/mariadb.js';
 import { scratchDirs } from '../support/scratch.js';
+import { skipUnless } from '../support/installed.js';
 
 const { fresh: tempDir } = scratchDirs('pyro-run-caller-stacks-');
+const skip = skipUnless('mariadb');
 let mariadb: MariaDb;
 
 before(async () => {
+  if (skip) return;
   mariadb = await startMariaDb();
 });
 after(async () => {
@@ -31,7 +34,7 @@ async function callSite(args: string[]): Promise<string[]> {
   return JSON.parse(app.stdout.trim().split('\n')[0]!) as string[];
 }
 
-test("mysql's long stack trace of a failed query holds the app's call with the agent, and the same frames below it as without", async () => {
+test("mysql's long stack trace of a failed query holds the app's call with the agent, and the same frames below it as without", { skip }, async () => {
   const bare = await callSite([]);
   assert.ok(bare.some((line) => line.includes('app_query_site')), `bare: ${bare.join('\n')}`);
   const withAgent = await callSite(['--require', registerPath]);

@@ -6,7 +6,7 @@
  * carry the span of the request that ran it, and no profile window may run backwards.
  */
 import assert from 'node:assert/strict';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { fixture, runCli } from '../support/child.js';
 import { assertAttributed, assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { serveThenTerminate } from '../support/load.js';
 import { startReceiver } from '../support/receiver.js';
+import { skipUnless } from '../support/installed.js';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 const SERVICE = 'clock-step';
@@ -24,7 +25,7 @@ const IN_FLIGHT = 8;
 /** Offsets of the realtime clock from the true time, in seconds, one per stretch of the load. */
 const STEPS = ['+0', '+0.3', '+0.05', '+1.5', '-0.7', '+0.4'];
 
-test('samples keep their request’s span when the system clock steps during the load', { skip: !existsSync(LIBFAKETIME) && process.env.CI !== 'true' && 'libfaketime is not installed (.ci/run installs it)', timeout: 120_000 }, async (t) => {
+test('samples keep their request’s span when the system clock steps during the load', { skip: skipUnless('libfaketime'), timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pyro-run-clock-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const offsetFile = path.join(dir, 'offset');

@@ -12,12 +12,15 @@ import { type Postgres, startPostgres } from '../support/postgres.js';
 import { readRecording } from '../support/read-recording.js';
 import { type DecodedSpan, startReceiver } from '../support/receiver.js';
 import { scratchDirs } from '../support/scratch.js';
+import { skipUnless } from '../support/installed.js';
 
 const { fresh: tempDir } = scratchDirs('pyro-run-db-statements-');
+const skip = skipUnless('postgresql', 'mariadb');
 let postgres: Postgres;
 let mariadb: MariaDb;
 
 before(async () => {
+  if (skip) return;
   [postgres, mariadb] = await Promise.all([startPostgres(), startMariaDb()]);
 });
 after(async () => {
@@ -48,7 +51,7 @@ function assertSanitized(found: readonly { system: string; text: string }[]): vo
   for (const { text } of found) assert.ok(!text.includes('jane.doe') && !text.includes('4217'), text);
 }
 
-test('local mode: the statements written have ? for their literals', async (t) => {
+test('local mode: the statements written have ? for their literals', { skip }, async (t) => {
   const out = tempDir();
   const app = runCli(['--out', out, '--quiet', fixture('apps/sql-literals.cjs')], { env: env() });
   t.after(() => app.process.kill('SIGKILL'));
@@ -56,7 +59,7 @@ test('local mode: the statements written have ? for their literals', async (t) =
   assertSanitized(statements(readRecording(out).spans));
 });
 
-test('over OTLP: the statements sent have ? for their literals', async (t) => {
+test('over OTLP: the statements sent have ? for their literals', { skip }, async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const app = runCli([fixture('apps/sql-literals.cjs')], { env: { ...env(), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PYRO_RUN_PROFILES: 'none' } });
@@ -65,7 +68,7 @@ test('over OTLP: the statements sent have ? for their literals', async (t) => {
   assertSanitized(statements(receiver.spans));
 });
 
-test('PYRO_RUN_DB_STATEMENTS=raw sends them as recorded', async (t) => {
+test('PYRO_RUN_DB_STATEMENTS=raw sends them as recorded', { skip }, async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const app = runCli(['--db-statements', 'raw', fixture('apps/sql-literals.cjs')], { env: { ...env(), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PYRO_RUN_PROFILES: 'none' } });

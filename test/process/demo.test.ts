@@ -14,6 +14,7 @@ import { frames, launchBrowser, openReport } from '../support/browser.js';
 import { repoRoot, runNode } from '../support/child.js';
 import { aggregateRun } from '../../src/report/aggregate.js';
 import { loadRunSync } from '../../src/report/load-run.js';
+import { skipUnless } from '../support/installed.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-demo-'));
 let context: BrowserContext | undefined;
@@ -23,7 +24,7 @@ after(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-test('npm run demo records the shop and its report shows each endpoint’s hot function', { timeout: 120_000 }, async () => {
+test('npm run demo records the shop and its report shows each endpoint’s hot function', { timeout: 120_000, skip: skipUnless('chromium') }, async () => {
   const out = path.join(base, 'data');
   const demo = runNode([path.join(repoRoot, 'examples/demo.mjs')], { env: { DEMO_OUT: out, DEMO_SECONDS: '3' }, cwd: base });
   const exit = await demo.exit(90_000);

@@ -26,6 +26,7 @@ import { OtlpSpanKind, type Receiver, startReceiver } from '../support/receiver.
 import { startRedis } from '../support/redis.js';
 import { startRowsBackend } from '../support/rows-backend.js';
 import { scratchDirs } from '../support/scratch.js';
+import { type Needed, skipUnless } from '../support/installed.js';
 
 const SERVICE = 'pooled-clients';
 const APP = fixture('apps/pooled-clients.cjs');
@@ -87,14 +88,14 @@ async function runPooledApp(t: TestContext, run: Run): Promise<Receiver> {
 /** Through the preload on Node 22, which runs without AsyncContextFrame unless asked (the CLI would ask). */
 const onNode22WithoutFrames = (env: Record<string, string>) => runNode(['--import', registerPath, APP], { env, node: NODE22 });
 
-const byValue: (Run & { name: string })[] = [
-  { name: 'pg with a Pool(max 2)', client: 'pg', server: startPostgres, dbSystem: 'postgresql' },
-  { name: 'pg with a Pool(max 2), Node 22 without AsyncContextFrame', client: 'pg', server: startPostgres, dbSystem: 'postgresql', start: onNode22WithoutFrames },
-  { name: 'mysql2 with a pool of 2', client: 'mysql2', server: startMariaDb, dbSystem: 'mysql' },
-  { name: 'ioredis 6, one connection', client: 'ioredis', server: startRedis, dbSystem: 'redis' },
-  { name: 'ioredis 6, one connection, Node 22 without AsyncContextFrame', client: 'ioredis', server: startRedis, dbSystem: 'redis', start: onNode22WithoutFrames },
+const byValue: (Run & { name: string; needs: Needed[] })[] = [
+  { name: 'pg with a Pool(max 2)', client: 'pg', server: startPostgres, dbSystem: 'postgresql', needs: ['postgresql'] },
+  { name: 'pg with a Pool(max 2), Node 22 without AsyncContextFrame', client: 'pg', server: startPostgres, dbSystem: 'postgresql', start: onNode22WithoutFrames, needs: ['postgresql'] },
+  { name: 'mysql2 with a pool of 2', client: 'mysql2', server: startMariaDb, dbSystem: 'mysql', needs: ['mariadb'] },
+  { name: 'ioredis 6, one connection', client: 'ioredis', server: startRedis, dbSystem: 'redis', needs: ['redis'] },
+  { name: 'ioredis 6, one connection, Node 22 without AsyncContextFrame', client: 'ioredis', server: startRedis, dbSystem: 'redis', start: onNode22WithoutFrames, needs: ['redis'] },
   // Node's http client needs no hook: its parser calls back in the context of the request that sent it.
-  { name: 'http.Agent keeping 2 sockets alive', client: 'http', server: startRowsBackend, env: { ROWS: '4000' } },
+  { name: 'http.Agent keeping 2 sockets alive', client: 'http', server: startRowsBackend, env: { ROWS: '4000' }, needs: [] },
 ];
 
 async function assertRepliesAttributed(t: TestContext, run: Run): Promise<void> {
@@ -103,11 +104,11 @@ async function assertRepliesAttributed(t: TestContext, run: Run): Promise<void> 
 }
 
 for (const run of byValue) {
-  test(`${run.name}: each reply's decoding carries the span of the request whose reply it is`, { timeout: 180_000 }, (t) => assertRepliesAttributed(t, run));
+  test(`${run.name}: each reply's decoding carries the span of the request whose reply it is`, { timeout: 180_000, skip: skipUnless(...run.needs) }, (t) => assertRepliesAttributed(t, run));
 }
 
 // ioredis 5, installed as itself (the instrumentations know a package by its name, not an alias).
-test('ioredis 5, one connection: each reply\'s decoding carries the span of the request whose reply it is', { timeout: NPM_TIMEOUT_MS + 180_000 }, async (t) => {
+test('ioredis 5, one connection: each reply\'s decoding carries the span of the request whose reply it is', { timeout: NPM_TIMEOUT_MS + 180_000, skip: skipUnless('redis') }, async (t) => {
   const project = fresh();
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'ioredis5', private: true, dependencies: { ioredis: IOREDIS_5 } }));
   npm(['install', '--no-package-lock'], project);

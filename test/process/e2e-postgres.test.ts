@@ -13,6 +13,7 @@ import { assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { serveThenTerminate } from '../support/load.js';
 import { startPostgres } from '../support/postgres.js';
 import { type DecodedSpan, type IngestRecord, OtlpSpanKind, type Receiver, type SampleView, startReceiver } from '../support/receiver.js';
+import { skipUnless } from '../support/installed.js';
 
 /** The example's package.json name, which pyro-run takes as service.name when nothing else is set. */
 const SERVICE = 'shop-postgres';
@@ -106,7 +107,7 @@ function assertQuerySpansUnderRequests(receiver: Receiver, requests: DecodedSpan
   }
 }
 
-test('express + pg through the CLI: query spans under the request, report CPU and pg frames labelled with it', { timeout: 180_000 }, async (t) => {
+test('express + pg through the CLI: query spans under the request, report CPU and pg frames labelled with it', { timeout: 180_000, skip: skipUnless('postgresql') }, async (t) => {
   const db = await startPostgres();
   t.after(() => db.stop());
   const receiver = await startReceiver();

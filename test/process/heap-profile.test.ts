@@ -18,6 +18,7 @@ import { fixture, NODE26, runCli } from '../support/child.js';
 import { linkedEnv } from '../support/linking.js';
 import { startReceiver } from '../support/receiver.js';
 import type { IngestRecord } from '../support/receiver-types.js';
+import { skipUnless } from '../support/installed.js';
 
 const RETAINER = 'retain_in_use';
 
@@ -58,7 +59,7 @@ test('with heap on, every window sends a memory profile, and the in-use space is
   assert.ok(!last.samples.some((sample) => sample.stack.includes('churn_garbage') && (sample.values.inuse_space ?? 0) > bytes / 4), 'the churned garbage is not what is in use');
 });
 
-test('in local mode, every window records a memory profile, and the summary, report --json and the page put the in-use memory under the function that keeps it', { timeout: 120_000 }, async (t) => {
+test('in local mode, every window records a memory profile, and the summary, report --json and the page put the in-use memory under the function that keeps it', { timeout: 120_000, skip: skipUnless('chromium') }, async (t) => {
   const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-heap-'));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), fixture('apps/memory.cjs')], { env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });

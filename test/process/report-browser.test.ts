@@ -4,7 +4,8 @@
  * graphs that zoom, search, show details on hover and switch between CPU and wall, and, for a run
  * with worker threads, between all threads and one.
  * Chromium comes from CHROMIUM_PATH or /usr/bin/chromium (CI installs it); without it these tests
- * fail rather than skip, so a missing browser cannot pass for a working page.
+ * skip, saying how to install it — but under CI=true they fail, so a CI machine that lost the
+ * browser cannot pass for a working page (support/installed.ts).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,12 +17,14 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { frames, launchBrowser, openReport } from '../support/browser.js';
 import { runReport } from '../../src/cli/report.js';
 import { nPlusOneRecording, SHOP, shopRecording, THREADS, threadsRecording } from '../support/recording.js';
+import { skipUnless } from '../support/installed.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
 const MS = 1_000_000;
 const TEST_TIMEOUT_MS = 60_000;
 
 const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-report-browser-'));
+const skip = skipUnless('chromium');
 let context: BrowserContext | undefined;
 let reportUrl = '';
 let threadsUrl = '';
@@ -40,6 +43,7 @@ before(async () => {
   threadsUrl = writeReport(threadsRecording(path.join(base, 'threads')));
   nPlusOneUrl = writeReport(nPlusOneRecording(path.join(base, 'n-plus-one')));
   // A fresh profile per run: nothing cached or remembered from an earlier session.
+  if (skip) return;
   context = await launchBrowser(path.join(base, 'profile'));
 });
 
@@ -54,7 +58,7 @@ const open = () => openReport(context, reportUrl);
 const frameNamed = (page: Page, name: string) => page.locator(`[data-testid="flame-frame"][data-name="${name}"]:not([data-ancestor])`).first();
 const graph = (page: Page) => page.locator('[data-testid="flame-graph"]');
 
-describe('the report page', { timeout: TEST_TIMEOUT_MS }, () => {
+describe('the report page', { timeout: TEST_TIMEOUT_MS, skip }, () => {
   it('opens from file:// and works offline: no request but the file, no console error', async () => {
     const { page, requests, errors } = await open();
     await page.click(`[data-testid="endpoint-row"][data-name="${SHOP.users.name}"]`);
@@ -195,7 +199,7 @@ describe('the report page', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 });
 
-describe('the thread picker', { timeout: TEST_TIMEOUT_MS }, () => {
+describe('the thread picker', { timeout: TEST_TIMEOUT_MS, skip }, () => {
   const [w2, w10] = THREADS.workers;
   const pick = async (page: Page, name: string) => {
     await page.selectOption('[data-testid="thread-select"]', { label: name });
@@ -272,7 +276,7 @@ describe('the thread picker', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 });
 
-describe('where the time went', { timeout: TEST_TIMEOUT_MS }, () => {
+describe('where the time went', { timeout: TEST_TIMEOUT_MS, skip }, () => {
   it("an endpoint's mean request, its calls with the repeated statement flagged, and its slowest request as a waterfall that opens the request's flame graph", async () => {
     const { page, errors } = await openReport(context, nPlusOneUrl);
     assert.equal(await page.locator('[data-testid="waits"]').isHidden(), true, 'nothing until an endpoint is chosen');

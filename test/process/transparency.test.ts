@@ -15,6 +15,7 @@ import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { freePort } from '../support/local-server.js';
 import { startRedis } from '../support/redis.js';
 import { scratchDirs } from '../support/scratch.js';
+import { skipUnless } from '../support/installed.js';
 
 const { fresh } = scratchDirs('pyro-run-transparency-');
 const APP = fixture('apps/library-expectations.cjs');
@@ -188,7 +189,7 @@ test('no code the agent loads calls Math.random (host-metrics, off by default, a
   for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
 });
 
-test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6)', async () => {
+test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6)', { skip: skipUnless('redis') }, async () => {
   const redis = await startRedis();
   try {
     const runs = [
