@@ -4,12 +4,26 @@ import { wrapMethod } from '../tracing/package-hooks.js';
 import type { PackageHooks } from '../tracing/package-hooks.js';
 
 type Method = (this: PgClient, ...args: unknown[]) => unknown;
-/** The parts of pg's Client (pg/lib/client.js) read here. */
+/**
+ * The parts of pg's Client (pg/lib/client.js) read here. pg 8.17 renamed `activeQuery` and
+ * `queryQueue` to `_activeQuery` and `_queryQueue`, and kept the old names as getters that print a
+ * deprecation warning; pg 8.0–8.16, still what many lockfiles hold, has only the old names.
+ */
 interface PgClient {
   _activeQuery?: unknown;
   _queryQueue?: unknown[];
+  activeQuery?: unknown;
+  queryQueue?: unknown[];
   connection?: object;
 }
+
+/**
+ * The query whose reply the client reads now, and the queries waiting behind it, under the names
+ * this pg has: 8.17 and later set `_activeQuery` and `_queryQueue` in the constructor, so where they
+ * exist the deprecated getters are never read.
+ */
+const activeQueryOf = (client: PgClient): unknown => ('_activeQuery' in client ? client._activeQuery : client.activeQuery);
+const queueOf = (client: PgClient): unknown[] | undefined => ('_queryQueue' in client ? client._queryQueue : client.queryQueue);
 
 /** On a pg Connection: whose reply it reads now (its Client's active query's request). */
 const REPLY_OWNER = Symbol('pyro-run pg reply owner');
@@ -17,7 +31,7 @@ type OwnedConnection = { [REPLY_OWNER]?: () => ReturnType<typeof labelsOf> };
 
 /**
  * pg 8 with pg-pool 3. A Client runs one query at a time (or, with `pipeline: true`, several on
- * the wire in order); `_activeQuery` is the one whose messages the connection reads now, and every
+ * the wire in order); its active query is the one whose messages the connection reads now, and every
  * message its socket delivers — the protocol parsing (pg-protocol), each row's type parsers
  * (`Result.parseRow`), the result callbacks — goes to that query's request:
  * - a query is tagged with its caller's labels when it is queued (`query()` queues it, then pulses
@@ -39,20 +53,20 @@ export function pgHooks(owner: SampleOwner): PackageHooks {
             if (!proto) return;
             wrapMethod<Method>(proto, '_pulseQueryQueue', (original) =>
               function pulse(this: PgClient) {
-                for (const query of this._queryQueue ?? []) tagCommand(query, owner);
+                for (const query of queueOf(this) ?? []) tagCommand(query, owner);
                 return original.apply(this, arguments as unknown as unknown[]);
               },
             );
             wrapMethod<Method>(proto, '_attachListeners', (original) =>
               function attachListeners(this: PgClient, con: unknown) {
-                if (typeof con === 'object' && con !== null) (con as OwnedConnection)[REPLY_OWNER] = () => labelsOf(this._activeQuery);
+                if (typeof con === 'object' && con !== null) (con as OwnedConnection)[REPLY_OWNER] = () => labelsOf(activeQueryOf(this));
                 return original.apply(this, arguments as unknown as unknown[]);
               },
             );
             wrapMethod<Method>(proto, '_handleReadyForQuery', (original) =>
               function handleReadyForQuery(this: PgClient) {
                 const result = original.apply(this, arguments as unknown as unknown[]);
-                owner.switchTo(labelsOf(this._activeQuery));
+                owner.switchTo(labelsOf(activeQueryOf(this)));
                 return result;
               },
             );

@@ -22,6 +22,7 @@ import { serveThenTerminate } from '../support/load.js';
 import { startMariaDb } from '../support/mariadb.js';
 import { NPM_TIMEOUT_MS, npm } from '../support/npm.js';
 import { startPostgres } from '../support/postgres.js';
+import { framesOf } from '../support/pprof-helpers.js';
 import { OtlpSpanKind, type Receiver, startReceiver } from '../support/receiver.js';
 import { startRedis } from '../support/redis.js';
 import { startRowsBackend } from '../support/rows-backend.js';
@@ -36,6 +37,8 @@ const IN_FLIGHT = 8;
 /** The frames that decode request <seq>'s reply values. */
 const REPLY_FRAME = /^rows_(\d+)$/;
 const IOREDIS_5 = '5.9.2';
+/** The last pg before 8.17 renamed the client's `activeQuery` and `queryQueue`. */
+const PG_8_16 = '8.16.3';
 const { fresh } = scratchDirs('pyro-run-pooled-');
 
 interface Server {
@@ -115,6 +118,14 @@ test('ioredis 5, one connection: each reply\'s decoding carries the span of the 
   await assertRepliesAttributed(t, { client: 'ioredis', server: startRedis, dbSystem: 'redis', env: { IOREDIS_PACKAGE: path.join(project, 'node_modules/ioredis') } });
 });
 
+// pg 8.16, installed as itself: its client keeps the active query and the queue under their old names.
+test("pg 8.16 with a Pool(max 2): each reply's decoding carries the span of the request whose reply it is", { timeout: NPM_TIMEOUT_MS + 180_000 }, async (t) => {
+  const project = fresh();
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'pg816', private: true, dependencies: { pg: PG_8_16 } }));
+  npm(['install', '--no-package-lock'], project);
+  await assertRepliesAttributed(t, { client: 'pg', server: startPostgres, dbSystem: 'postgresql', env: { PG_PACKAGE: path.join(project, 'node_modules/pg') } });
+});
+
 /** Samples with a frame matching `frame`, and how many of those carry the span of a request that `accept`s them. */
 function framesLabelled(receiver: Receiver, frame: (name: string, file: string) => boolean, accept: (seq: number) => boolean): { total: number; right: number } {
   const seqOf = new Map(serverSpans(receiver).map((span) => [span.spanId, Number(String(span.attributes['url.path']).split('/')[2])]));
@@ -122,12 +133,8 @@ function framesLabelled(receiver: Receiver, frame: (name: string, file: string) 
   let right = 0;
   for (const ingest of cpuIngests(receiver)) {
     const { profile } = ingest;
-    const strings = profile.stringTable.strings;
-    const functions = new Map(profile.function.map((f) => [Number(f.id), f]));
-    const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
     profile.sample.forEach((sample, i) => {
-      const frames = sample.locationId.flatMap((id) => (locations.get(Number(id))?.line ?? []).map((line) => functions.get(Number(line.functionId))));
-      if (!frames.some((fn) => fn !== undefined && frame(strings[Number(fn.name)] ?? '', strings[Number(fn.filename)] ?? ''))) return;
+      if (!framesOf(profile, sample).some(({ name, file }) => frame(name, file))) return;
       const view = ingest.samples[i]!;
       const count = view.values.samples ?? 1;
       total += count;

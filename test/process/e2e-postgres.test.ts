@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { Sample } from 'pprof-format';
 import { repoRoot, runCli } from '../support/child.js';
 import { assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { serveThenTerminate } from '../support/load.js';
 import { startPostgres } from '../support/postgres.js';
+import { framesOf } from '../support/pprof-helpers.js';
 import { type DecodedSpan, type IngestRecord, OtlpSpanKind, type Receiver, type SampleView, startReceiver } from '../support/receiver.js';
 import { skipUnless } from '../support/installed.js';
 
@@ -38,20 +38,7 @@ interface StackSample {
 }
 
 function samplesOf(ingests: readonly IngestRecord[]): StackSample[] {
-  return ingests.flatMap((ingest) => {
-    const { profile } = ingest;
-    const strings = profile.stringTable.strings;
-    const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
-    const functions = new Map(profile.function.map((f) => [Number(f.id), f]));
-    const framesOf = (sample: Sample) =>
-      sample.locationId.flatMap((id) =>
-        (locations.get(Number(id))?.line ?? []).map((line) => {
-          const fn = functions.get(Number(line.functionId));
-          return { name: strings[Number(fn?.name)] ?? '', file: strings[Number(fn?.filename)] ?? '' };
-        }),
-      );
-    return ingest.samples.map((view, i) => ({ ingest, view, frames: framesOf(profile.sample[i]!) }));
-  });
+  return ingests.flatMap((ingest) => ingest.samples.map((view, i) => ({ ingest, view, frames: framesOf(ingest.profile, ingest.profile.sample[i]!) })));
 }
 
 /** Code of the pg package itself (pg-protocol, pg-pool and pg-types are its own packages). */

@@ -72,6 +72,19 @@ export function functionNamesOf(profile: Profile, sample: Sample): string[] {
   return names;
 }
 
+/** Function name and file name of each frame of the stack, leaf first, as functionNamesOf. */
+export function framesOf(profile: Profile, sample: Sample): { name: string; file: string }[] {
+  const { locations, functions } = indexOf(profile);
+  const frames: { name: string; file: string }[] = [];
+  for (const locationId of sample.locationId) {
+    for (const line of locations.get(Number(locationId))?.line ?? []) {
+      const fn = functions.get(Number(line.functionId));
+      frames.push(fn ? { name: stringAt(profile, fn.name), file: stringAt(profile, fn.filename) } : { name: '', file: '' });
+    }
+  }
+  return frames;
+}
+
 /** The sample's value for the sample type named `type` (e.g. 'cpu', 'wall', 'samples'). */
 export function sampleValue(profile: Profile, sample: Sample, type: string): number {
   const index = sampleTypeNames(profile).findIndex((st) => st.type === type);

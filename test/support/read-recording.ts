@@ -3,6 +3,7 @@
  * decoded as gzipped pprof, every span file as OTLP/JSON lines.
  */
 import assert from 'node:assert/strict';
+import type { Profile } from 'pprof-format';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { decodeTraceRequestJson } from './otlp-decode-json.js';
@@ -22,7 +23,8 @@ export interface Recording {
     counts: { windows: number; profileFiles: number; spanFiles: number; spans: number; bytes: number; droppedWindows: number; thinnedWindows: number; droppedSpans: number; summarizedSpans: number };
     endpoints: { name: string; kind: number; count: number; errors: number; totalNs: number; maxNs: number; histogram: Record<string, number> }[];
   };
-  profiles: { name: string; type: string; samples: SampleView[] }[];
+  /** `samples[i]` is a view of `profile.sample[i]`; the profile has what a view leaves out (file names). */
+  profiles: { name: string; type: string; samples: SampleView[]; profile: Profile }[];
   spans: DecodedSpan[];
   spanFiles: string[];
   /** Bytes of the profile and span files on disk. */
@@ -49,7 +51,7 @@ export function readRun(dir: string): Recording {
       bytesOnDisk += bytes.byteLength;
       const decoded = decodePprof(bytes);
       assert.ok(decoded.gzipped, `${name} is gzipped`);
-      return { name, type: match[2]!, samples: sampleViewsOf(decoded.profile) };
+      return { name, type: match[2]!, samples: sampleViewsOf(decoded.profile), profile: decoded.profile };
     });
   const spanFiles = readdirSync(path.join(dir, 'spans')).filter((name) => !name.startsWith('.'));
   const spans = spanFiles.flatMap((name) => {
