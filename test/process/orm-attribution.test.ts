@@ -24,6 +24,9 @@ import { framesOf } from '../support/pprof-helpers.js';
 import { readRecording, type Recording } from '../support/read-recording.js';
 import { OtlpSpanKind } from '../support/receiver.js';
 import { scratchDirs } from '../support/scratch.js';
+import { skipUnless } from '../support/installed.js';
+import { aggregateRun } from '../../src/report/aggregate.js';
+import { loadRunSync } from '../../src/report/load-run.js';
 
 const APP = path.join(repoRoot, 'examples/express-sequelize/server.mjs');
 const OLD_PG = '8.16.3';
@@ -39,8 +42,10 @@ const { fresh } = scratchDirs('pyro-run-orm-');
 
 const installedVersion = (name: string) => (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
+const skip = skipUnless('postgresql');
 let postgres: Postgres;
 before(async () => {
+  if (skip) return;
   postgres = await startPostgres();
 });
 after(() => postgres?.stop());
@@ -107,7 +112,7 @@ const pgs = [
 
 for (const { pg, app, timeout } of pgs) {
   for (const { route, what } of endpoints) {
-    test(`Sequelize ${what}, ${pg}: pg's row parsing carries the span of a GET ${route} request`, { timeout }, async (t) => {
+    test(`Sequelize ${what}, ${pg}: pg's row parsing carries the span of a GET ${route} request`, { timeout, skip }, async (t) => {
       const { run, listeningAt } = await record(t, app(), route);
       const { total, right, others } = rowParsingAttribution(run, listeningAt, route);
       t.diagnostic(`${right} of ${total} row-parsing CPU samples (${((right / total) * 100).toFixed(1)}%) carry a GET ${route} root's span_id; others: ${others}`);
@@ -116,3 +121,19 @@ for (const { pg, app, timeout } of pgs) {
     });
   }
 }
+
+test("the report says where the N+1 endpoint's time went: its queries per request, the repeated statement flagged, database against CPU, its slowest request's waterfall", { timeout: 180_000, skip }, async (t) => {
+  const { run } = await record(t, APP, '/api/articles');
+  const endpoint = aggregateRun(loadRunSync(run.dir)).endpoints.find((e) => e.name === 'GET /api/articles');
+  assert.ok(endpoint?.waits, 'the endpoint and its requests are in the report');
+  const { waits } = endpoint;
+  t.diagnostic(`${waits.requests} requests kept: ${(waits.durationNs / 1e6).toFixed(1)} ms a request, CPU ${(waits.cpuNs / 1e6).toFixed(1)} ms, database ${(waits.databaseNs / 1e6).toFixed(1)} ms in ${waits.databaseCallsP50} calls`);
+  assert.ok(waits.databaseCallsP50 >= 40, `queries per request: ${waits.databaseCallsP50}`);
+  assert.ok(waits.databaseNs > waits.cpuNs, 'a request waits on the database more than it computes');
+  const repeated = waits.calls.filter((call) => call.repeated);
+  assert.ok(repeated.length > 0 && repeated.every((call) => call.category === 'database' && !/\d{2,}|'[^']*'/.test(call.text)), `the repeated statements, literals folded: ${repeated.map((call) => call.text).join(' | ')}`);
+  assert.ok(repeated.some((call) => call.perRequestMax >= 20), `one runs once per article: ${repeated.map((call) => call.perRequestMax).join(', ')}`);
+  const waterfall = waits.waterfall!;
+  assert.equal(waterfall.spans[0]!.category, 'request');
+  assert.ok(waterfall.spans.filter((span) => span.category === 'database').length >= 40, 'its queries in the waterfall');
+});
