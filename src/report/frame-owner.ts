@@ -69,12 +69,12 @@ function baseName(file: string): string {
 
 /**
  * How a report names a function: an anonymous one by its file and line (`<anonymous> server.js:60`,
- * not `(anonymous:L#60:C#20)`); V8's `(idle)`, whose CPU time is the thread's own work outside
+ * not `(anonymous:L#60:C#20)`), or as code without a file (eval, `new Function`); V8's `(idle)`, whose CPU time is the thread's own work outside
  * JavaScript (the event loop, I/O, native code), says so; others as they are.
  */
 export function displayName(name: string, file: string, line: number): string {
   const anonymous = ANONYMOUS.exec(name);
-  if (anonymous !== null && file !== '') return `<anonymous> ${baseName(file)}:${anonymous[1] ?? line}`;
+  if (anonymous !== null) return file === '' ? '<anonymous> (no file: eval, new Function)' : `<anonymous> ${baseName(file)}:${anonymous[1] ?? line}`;
   if (name === '(idle)') return '(idle: event loop, I/O, native code)';
   return name;
 }

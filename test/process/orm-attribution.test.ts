@@ -124,7 +124,8 @@ for (const { pg, app, timeout } of pgs) {
 
 test("the report says where the N+1 endpoint's time went: its queries per request, the repeated statement flagged, database against CPU, its slowest request's waterfall", { timeout: 180_000, skip }, async (t) => {
   const { run } = await record(t, APP, '/api/articles');
-  const endpoint = aggregateRun(loadRunSync(run.dir)).endpoints.find((e) => e.name === 'GET /api/articles');
+  const aggregates = aggregateRun(loadRunSync(run.dir));
+  const endpoint = aggregates.endpoints.find((e) => e.name === 'GET /api/articles');
   assert.ok(endpoint?.waits, 'the endpoint and its requests are in the report');
   const { waits } = endpoint;
   t.diagnostic(`${waits.requests} requests kept: ${(waits.durationNs / 1e6).toFixed(1)} ms a request, CPU ${(waits.cpuNs / 1e6).toFixed(1)} ms, database ${(waits.databaseNs / 1e6).toFixed(1)} ms in ${waits.databaseCallsP50} calls`);
@@ -136,4 +137,12 @@ test("the report says where the N+1 endpoint's time went: its queries per reques
   const waterfall = waits.waterfall!;
   assert.equal(waterfall.spans[0]!.category, 'request');
   assert.ok(waterfall.spans.filter((span) => span.category === 'database').length >= 40, 'its queries in the waterfall');
+  // What it lists is code a user can find: no bare anonymous function, no agent frame inside a stack.
+  const name = (frame: number) => aggregates.strings[aggregates.frames.name[frame] as number] as string;
+  const file = (frame: number) => aggregates.strings[aggregates.frames.file[frame] as number] as string;
+  for (const self of aggregates.endpoints.flatMap((e) => e.topSelf)) assert.doesNotMatch(name(self.frame), /^\(anonymous/);
+  for (const frame of new Set(aggregates.trees!.process.cpu.frame.filter((f) => f >= 0))) {
+    assert.doesNotMatch(name(frame), /^\(anonymous/, file(frame));
+    assert.doesNotMatch(file(frame), /[\\/]dist[\\/](register\.js|vendor[\\/])/, name(frame));
+  }
 });

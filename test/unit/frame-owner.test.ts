@@ -38,6 +38,7 @@ describe('displayName', () => {
   it('an anonymous function is named by its file and line', () => {
     assert.equal(displayName('(anonymous:L#60:C#20)', '/srv/app/routes/articles.js', 58), '<anonymous> articles.js:60');
     assert.equal(displayName('(anonymous)', 'file:///srv/app/server.mjs', 12), '<anonymous> server.mjs:12');
+    assert.equal(displayName('(anonymous)', '', 0), '<anonymous> (no file: eval, new Function)');
   });
   it("V8's (idle) says its CPU time is the thread's own work outside JavaScript", () => assert.equal(displayName('(idle)', '', 0), '(idle: event loop, I/O, native code)'));
   it('a named function is itself', () => assert.equal(displayName('listArticles', '/srv/app/a.js', 3), 'listArticles'));
