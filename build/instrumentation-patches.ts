@@ -62,6 +62,49 @@ const GUARD_SLOT = [
 const guardedPatch = (patch: string, exports: string, module: string) =>
   `try { return ${patch}; } catch (error) { require_shimmer.patchFailed(this.instrumentationName, ${module}, error); return ${exports}; }`;
 
+/**
+ * Watches an openai APIPromise without parsing it, and returns whether it could: the request through
+ * its `responsePromise` (the one the app's handlers then hang on, so a rejection stays the app's to
+ * handle or leave unhandled), the body through its `parseResponse`, which the APIPromise calls when
+ * the app awaits it, once (openai's core/api-promise.ts, v4 to v6).
+ */
+const OBSERVE_API_PROMISE = [
+  'function isStreamPromise(params, value) {',
+  '\treturn Boolean(params?.stream);',
+  '}',
+  'function observeAPIPromise(apiPromise, onParsed, onError) {',
+  '\tif (typeof apiPromise?.parseResponse !== "function" || typeof apiPromise.responsePromise?.then !== "function") return false;',
+  '\tlet settled = false;',
+  '\tconst failed = (err) => {',
+  '\t\tif (settled) return;',
+  '\t\tsettled = true;',
+  '\t\tonError(err);',
+  '\t};',
+  '\tapiPromise.responsePromise = apiPromise.responsePromise.then(void 0, (err) => {',
+  '\t\tfailed(err);',
+  '\t\tthrow err;',
+  '\t});',
+  '\tconst parseResponse = apiPromise.parseResponse;',
+  '\tapiPromise.parseResponse = function(...parseArgs) {',
+  '\t\treturn new Promise((resolve) => resolve(parseResponse.apply(this, parseArgs))).then((parsed) => {',
+  '\t\t\tif (!settled) {',
+  '\t\t\t\tsettled = true;',
+  '\t\t\t\ttry {',
+  '\t\t\t\t\tonParsed(parsed);',
+  '\t\t\t\t} catch (err) {',
+  '\t\t\t\t\t_opentelemetry_api.diag.error("openai instrumentation: the parsed response could not be read", err);',
+  '\t\t\t\t}',
+  '\t\t\t}',
+  '\t\t\treturn parsed;',
+  '\t\t}, (err) => {',
+  '\t\t\tfailed(err);',
+  '\t\t\tthrow err;',
+  '\t\t});',
+  '\t};',
+  '\treturn true;',
+  '}',
+].join('\n');
+
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   {
     package: '@opentelemetry/api',
@@ -599,6 +642,40 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: "dns.promises.lookup()'s promise got the instrumentation's rejection handler: a failed lookup the app did not catch no longer raised an unhandled rejection (the process exited 0 where Node ends it with 1)",
         find: 'promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t});\n\t\t\t\treturn promise;',
         replace: 'return promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t\treturn result;\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow e;\n\t\t\t\t});',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-openai',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // openai's APIPromise parses the body when it is first awaited (then/catch/finally), once:
+        // the instrumentation's eager .then() parsed it itself (core/api-promise.ts).
+        why: "each chat completion, embeddings or response call had its body read by the instrumentation (its .then on the APIPromise), so `chat.completions.parse()` and `.asResponse()` then failed 'Body is unusable: Body has already been read'; its .catch made a failed call the app neither awaited nor caught a handled rejection (the process ran on, exit 0, where Node ends it, exit 1); `responses.create({ stream: true })` returned a plain Promise without `.withResponse()`/`.asResponse()`. The app gets the SDK's APIPromise; the instrumentation watches the request through its responsePromise (a rejection passed on, still the app's to handle) and the body through its parseResponse, when the app parses: so a call read only through `.asResponse()` leaves its span unended (not exported)",
+        find: 'function isStreamPromise(params, value) {\n\treturn Boolean(params?.stream);\n}',
+        replace: OBSERVE_API_PROMISE,
+      },
+      {
+        why: 'the same, for chat completions',
+        find: '\t\t\t\tif (isStreamPromise(params, apiPromise)) {\n\t\t\t\t\tapiPromise.then((stream) => {',
+        replace: [
+          '\t\t\t\tif (observeAPIPromise(apiPromise, isStreamPromise(params, apiPromise) ? (stream) => self._wrap(stream, "iterator", (origIterator) => () => self._onChatCompletionsStreamIterator(origIterator(), span, startNow, config, commonAttrs, ctx)) : (result) => self._onChatCompletionsCreateResult(span, startNow, commonAttrs, result, config, ctx), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;',
+          '\t\t\t\tif (isStreamPromise(params, apiPromise)) {\n\t\t\t\t\tapiPromise.then((stream) => {',
+        ].join('\n'),
+      },
+      {
+        why: 'the same, for embeddings',
+        find: '\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
+        replace: '\t\t\t\tif (observeAPIPromise(apiPromise, (result) => self._onEmbeddingsCreateResult(span, startNow, commonAttrs, result), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;\n\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
+      },
+      {
+        why: 'the same, for responses; a failed streamed response now ends its span, with the error',
+        find: '\t\t\t\tif (isStreamPromise(params, apiPromise)) return apiPromise.then((stream) => {',
+        replace: [
+          '\t\t\t\tif (observeAPIPromise(apiPromise, isStreamPromise(params, apiPromise) ? (stream) => self._wrap(stream, Symbol.asyncIterator, (origIterator) => () => self._onResponsesStreamIterator(origIterator.call(stream), span, startNow, config, commonAttrs, ctx)) : (result) => self._onResponsesCreateResult(span, startNow, commonAttrs, result, config, ctx), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;',
+          '\t\t\t\tif (isStreamPromise(params, apiPromise)) return apiPromise.then((stream) => {',
+        ].join('\n'),
       },
     ],
   },

@@ -13,17 +13,28 @@ import { test } from 'node:test';
 import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentation-patches.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { freePort } from '../support/local-server.js';
+import { startOpenAiLike } from '../support/openai-like.js';
+import { readRecording } from '../support/read-recording.js';
 import { startRedis } from '../support/redis.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-transparency-');
 const APP = fixture('apps/library-expectations.cjs');
 
+interface Observed {
+  bare: unknown;
+  agent: unknown;
+  warnings: string[];
+  spanScopes: () => string[];
+}
+
 /**
  * What the fixture printed for `name` (given `caseArgs`), bare and with the agent (recording locally
- * into a scratch folder), and the agent's lines on stderr (bare, stderr must be empty).
+ * into a scratch folder), the agent's lines on stderr (bare, stderr must be empty), and the
+ * instrumentations whose spans the agent run recorded (so a case can tell that the instrumentation
+ * it is about was there).
  */
-async function observe(name: string, agentEnv: Record<string, string> = {}, caseArgs: string[] = []): Promise<{ bare: unknown; agent: unknown; warnings: string[] }> {
+async function observe(name: string, agentEnv: Record<string, string> = {}, caseArgs: string[] = []): Promise<Observed> {
   const run = async (args: string[], env: Record<string, string>) => {
     const child = runNode([...args, APP, name, ...caseArgs], { env });
     const exit = await child.exit();
@@ -32,8 +43,18 @@ async function observe(name: string, agentEnv: Record<string, string> = {}, case
   };
   const bare = await run([], {});
   assert.deepEqual(bare.stderr, []);
-  const agent = await run(['--import', registerPath], { PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on', ...agentEnv });
-  return { bare: bare.printed, agent: agent.printed, warnings: agent.stderr };
+  const out = fresh();
+  const agent = await run(['--import', registerPath], { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', ...agentEnv });
+  const spanScopes = () => [...new Set(readRecording(out).spans.map((span) => span.scope.name))].sort();
+  return { bare: bare.printed, agent: agent.printed, warnings: agent.stderr, spanScopes };
+}
+
+/** The agent's run printed what the bare one did and warned of nothing, with `instrumentation` there: it recorded spans. */
+function assertSameWith(instrumentation: string, { bare, agent, warnings, spanScopes }: Observed): void {
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+  const scopes = spanScopes();
+  assert.ok(scopes.includes(`@opentelemetry/instrumentation-${instrumentation}`), `no span of ${instrumentation}'s among ${scopes.join(', ')}`);
 }
 
 test('router driven with a response that is no EventEmitter: the handlers run, nothing throws, now or a turn later', async () => {
@@ -188,13 +209,15 @@ test('no code the agent loads calls Math.random (host-metrics, off by default, a
   for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
 });
 
-test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6)', async () => {
+test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6), a refused OpenAI call', async () => {
   const redis = await startRedis();
+  const openai = await startOpenAiLike();
   try {
     const runs = [
       { name: 'dns.promises.lookup', args: [], env: {}, reason: /ENOTFOUND|EAI_AGAIN/ },
       { name: 'redis command', args: [redis.url], env: { REDIS_MODULE: 'redis' }, reason: /ERR unknown command/ },
       { name: 'redis command', args: [redis.url], env: { REDIS_MODULE: 'redis5' }, reason: /ERR unknown command/ },
+      { name: 'openai chat completion', args: [openai.baseURL], env: {}, reason: /BadRequestError: 400 The model `no-such-model` does not exist/ },
     ];
     for (const run of runs) {
       for (const agent of [false, true]) {
@@ -207,7 +230,7 @@ test('a rejection the app leaves unhandled ends the process as in Node, whatever
       }
     }
   } finally {
-    await redis.stop();
+    await Promise.all([redis.stop(), openai.close()]);
   }
 });
 
@@ -256,6 +279,26 @@ test("knex's asyncStackTraces: a failed query's stack starts at the app's call, 
   assert.equal(schema?.[0], 'at knex.get');
   assert.deepEqual(agent, bare);
   assert.deepEqual(warnings, []);
+});
+
+test("openai: the app reads a call's body once, the way it asks — parse(), asResponse(), withResponse() — and a streamed response is the SDK's APIPromise", async () => {
+  const api = await startOpenAiLike();
+  try {
+    const observed = await observe('openai calls as the SDK returns them', {}, [api.baseURL]);
+    const events = ['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.output_item.done', 'response.completed'];
+    assert.deepEqual(observed.bare, {
+      parse: ['hello there', null],
+      asResponse: [200, 'chatcmpl-1'],
+      create: 'hello there',
+      withResponse: [[0.25, -0.5, 1], 200, 'string'],
+      streaming: ['APIPromise', 'function', 'function'],
+      stream: [200, events],
+      refused: ['BadRequestError', 400, 'model_not_found'],
+    });
+    assertSameWith('openai', observed);
+  } finally {
+    await api.close();
+  }
 });
 
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
