@@ -679,6 +679,23 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       },
     ],
   },
+  {
+    package: '@opentelemetry/instrumentation-aws-sdk',
+    file: 'dist/aws-sdk.cjs',
+    patches: [
+      {
+        // @smithy/middleware-stack's resolve() composes whatever the handler returns; its own
+        // specs and hand-built stacks end in handlers that return plain values.
+        why: "a middleware stack whose handler returns a plain value (or nothing) or throws at once: `.then is not a function` in the instrumentation's wrapper, an unhandled rejection (the process ends, exit 1), and the promise the app awaits never settles; the handler's result, value or error, now goes on as a promise's",
+        find: '\t\t\t\t\t\t_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}).then((response) => {',
+        replace: '\t\t\t\t\t\tnew Promise((resolveHandler) => resolveHandler(_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}))).then((response) => {',
+      },
+      { why: 'the same, for a handler that returns nothing', find: 'const requestId = response.output?.$metadata?.requestId;', replace: 'const requestId = response?.output?.$metadata?.requestId;' },
+      { why: 'the same', find: 'const httpStatusCode = response.output?.$metadata?.httpStatusCode;', replace: 'const httpStatusCode = response?.output?.$metadata?.httpStatusCode;' },
+      { why: 'the same', find: 'const extendedRequestId = response.output?.$metadata?.extendedRequestId;', replace: 'const extendedRequestId = response?.output?.$metadata?.extendedRequestId;' },
+      { why: 'the same', find: 'data: response.output,', replace: 'data: response?.output,' },
+    ],
+  },
 ];
 
 /** `source` with each patch applied; throws, naming the file and the patch, when a text is not there exactly once. */

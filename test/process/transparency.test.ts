@@ -301,6 +301,20 @@ test("openai: the app reads a call's body once, the way it asks — parse(), asR
   }
 });
 
+test('AWS SDK v3: a middleware stack whose handler returns a plain value, nothing, or throws settles with what the handler gave', async () => {
+  const observed = await observe('smithy middleware stack with plain handlers');
+  assert.deepEqual(observed.bare, [{ value: { output: 42, input: { marked: true } } }, { value: null }, { error: 'refused at once' }, { value: { output: 'later' } }]);
+  assertSameWith('aws-sdk', observed);
+});
+
+test("AWS SDK v3: a client's results and service errors read the same (SQS against a server that answers as SQS does)", async () => {
+  const observed = await observe('sqs client against an SQS-like server');
+  const listed = observed.bare as [string[], number, string][];
+  assert.deepEqual(listed[0], [['/000000000000/orders'], 200, 'request-1']);
+  assert.deepEqual(listed[2], ['QueueDoesNotExist', 'The specified queue does not exist.', 400, 'request-3']);
+  assertSameWith('aws-sdk', observed);
+});
+
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
   const patch = { why: 'w', find: 'a(1);', replace: 'b(1);' };
   assert.equal(patchSource('x; a(1); y', 'f.cjs', [patch]), 'x; b(1); y');
