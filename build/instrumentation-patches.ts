@@ -696,6 +696,19 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       { why: 'the same', find: 'data: response.output,', replace: 'data: response?.output,' },
     ],
   },
+  {
+    package: '@opentelemetry/instrumentation-nestjs-core',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // RouterExecutionContext.create builds the guards', interceptors' and filters'
+        // ExecutionContext from the callback it is given.
+        why: "the controller's method was replaced by the instrumentation's wrapper in what Nest hands its guards, interceptors and filters: `ctx.getHandler() === Controller.prototype.method` was false, a WeakMap or registry keyed by the method found nothing, the handler read as of arity 0 and always async. Nest gets the app's method; the span of that wrapper (named after the method, nestjs.type 'handler', a child of the request's) goes, the request's span (`Controller.method`, nestjs.type 'request_context') stays and covers the guards, interceptors and handler",
+        find: 'return function createHandlerWithTrace(instance, callback) {\n\t\t\targuments[1] = createWrapHandler(tracer, moduleVersion, callback);\n',
+        replace: 'return function createHandlerWithTrace(instance, callback) {\n',
+      },
+    ],
+  },
 ];
 
 /** `source` with each patch applied; throws, naming the file and the patch, when a text is not there exactly once. */

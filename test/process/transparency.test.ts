@@ -315,6 +315,12 @@ test("AWS SDK v3: a client's results and service errors read the same (SQS again
   assertSameWith('aws-sdk', observed);
 });
 
+test("NestJS: a guard's ExecutionContext hands it the controller's own method (getHandler()), which apps compare and key maps by", async () => {
+  const observed = await observe('nest guard sees the controller method');
+  assert.deepEqual(observed.bare, [{ same: true, keyed: 'orders:read', name: 'work', length: 1, kind: 'Function', roles: ['clerk'], class: true }, '200 {"id":7}']);
+  assertSameWith('nestjs-core', observed);
+});
+
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
   const patch = { why: 'w', find: 'a(1);', replace: 'b(1);' };
   assert.equal(patchSource('x; a(1); y', 'f.cjs', [patch]), 'x; b(1); y');
