@@ -709,6 +709,28 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       },
     ],
   },
+  {
+    package: '@opentelemetry/instrumentation-amqplib',
+    file: 'dist/amqplib.cjs',
+    patches: [
+      {
+        // amqplib (< 2.2.1) keeps `cb || false` per unconfirmed message, and on the channel's close
+        // calls the callbacks up to the first `false` (lib/channel.js, lib/channel_model.js).
+        why: "a confirm channel's publish() or sendToQueue() without a callback got the instrumentation's, so amqplib kept a callback for it where it keeps `false`: after the channel closed, waitForConfirms() resolved where it rejects with 'channel closed' (amqplib's own `confirms › works when channel is closed`). Without the app's callback the original is called as the app called it and the span ends once the message is sent, as a plain channel's publish span does (no publishConfirmHook then)",
+        find: '\t\t\tconst argumentsCopy = [...arguments];\n\t\t\targumentsCopy[3] = modifiedOptions;\n\t\t\targumentsCopy[4] = _opentelemetry_api.context.bind(',
+        replace: [
+          '\t\t\tconst argumentsCopy = [...arguments];',
+          '\t\t\targumentsCopy[3] = modifiedOptions;',
+          '\t\t\tif (!callback) try {',
+          '\t\t\t\treturn _opentelemetry_api.context.with(markedContext, original.bind(this, ...argumentsCopy));',
+          '\t\t\t} finally {',
+          '\t\t\t\tspan.end();',
+          '\t\t\t}',
+          '\t\t\targumentsCopy[4] = _opentelemetry_api.context.bind(',
+        ].join('\n'),
+      },
+    ],
+  },
 ];
 
 /** `source` with each patch applied; throws, naming the file and the patch, when a text is not there exactly once. */

@@ -14,6 +14,7 @@ import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentatio
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { freePort } from '../support/local-server.js';
 import { startOpenAiLike } from '../support/openai-like.js';
+import { startRabbitMq } from '../support/rabbitmq.js';
 import { readRecording } from '../support/read-recording.js';
 import { startRedis } from '../support/redis.js';
 import { scratchDirs } from '../support/scratch.js';
@@ -319,6 +320,17 @@ test("NestJS: a guard's ExecutionContext hands it the controller's own method (g
   const observed = await observe('nest guard sees the controller method');
   assert.deepEqual(observed.bare, [{ same: true, keyed: 'orders:read', name: 'work', length: 1, kind: 'Function', roles: ['clerk'], class: true }, '200 {"id":7}']);
   assertSameWith('nestjs-core', observed);
+});
+
+test("amqplib: waitForConfirms() on a confirm channel closed with messages published without a callback rejects with 'channel closed'; with callbacks, each is called", async () => {
+  const broker = await startRabbitMq();
+  try {
+    const observed = await observe('amqplib confirms when the channel closes', {}, [broker.url]);
+    assert.deepEqual(observed.bare, { withCallbacks: Array(10).fill(null), afterClose: 'channel closed' });
+    assertSameWith('amqplib', observed);
+  } finally {
+    await broker.stop();
+  }
 });
 
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
