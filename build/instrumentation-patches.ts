@@ -314,6 +314,22 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'return function use(middlewareFunction) {\n\t\t\tlet patchedFunction;',
         replace: 'return function use(middlewareFunction) {\n\t\t\tif (typeof middlewareFunction !== "function") return original.apply(this, arguments);\n\t\t\tlet patchedFunction;',
       },
+      {
+        why: "each middleware in koa's app.middleware and each function of a @koa/router route on router.stack[i].stack (where route listings and API docs read them) became an anonymous arrow of arity 2, and the app's own function got a property Symbol(koa-layer-patched) set on it; the stand-in rule, the mark kept aside",
+        find: 'var KoaInstrumentation = class extends',
+        replace: 'const patchedLayers = /* @__PURE__ */ new WeakSet();\nvar KoaInstrumentation = class extends',
+      },
+      {
+        why: 'the same',
+        find: 'if (middlewareLayer[require_internal_types.kLayerPatched] === true || require_utils.isLayerIgnored(layerType, this.getConfig())) return middlewareLayer;',
+        replace: 'if (patchedLayers.has(middlewareLayer) || require_utils.isLayerIgnored(layerType, this.getConfig())) return middlewareLayer;',
+      },
+      {
+        why: 'the same',
+        find: 'middlewareLayer[require_internal_types.kLayerPatched] = true;\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn async (context, next) => {',
+        replace: 'patchedLayers.add(middlewareLayer);\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn (0, _opentelemetry_instrumentation.standIn)(async (context, next) => {',
+      },
+      { why: 'the same', find: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t};\n\t}\n};', replace: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t}, middlewareLayer);\n\t}\n};' },
     ],
   },
   {

@@ -333,6 +333,16 @@ test("amqplib: waitForConfirms() on a confirm channel closed with messages publi
   }
 });
 
+test("@koa/router: a route's functions on the router's stack keep their names and arity, and nothing is set on the app's functions", async () => {
+  const observed = await observe('@koa/router handlers as written');
+  assert.deepEqual(observed.bare, {
+    body: 'user 7',
+    stack: [['/users/:id', [['loadUser', 2, 'AsyncFunction', ['length', 'name']], ['showUser', 1, 'AsyncFunction', ['length', 'name']]]]],
+    symbols: [[], []],
+  });
+  assertSameWith('koa', observed);
+});
+
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {
   const patch = { why: 'w', find: 'a(1);', replace: 'b(1);' };
   assert.equal(patchSource('x; a(1); y', 'f.cjs', [patch]), 'x; b(1); y');
