@@ -62,6 +62,49 @@ const GUARD_SLOT = [
 const guardedPatch = (patch: string, exports: string, module: string) =>
   `try { return ${patch}; } catch (error) { require_shimmer.patchFailed(this.instrumentationName, ${module}, error); return ${exports}; }`;
 
+/**
+ * Watches an openai APIPromise without parsing it, and returns whether it could: the request through
+ * its `responsePromise` (the one the app's handlers then hang on, so a rejection stays the app's to
+ * handle or leave unhandled), the body through its `parseResponse`, which the APIPromise calls when
+ * the app awaits it, once (openai's core/api-promise.ts, v4 to v6).
+ */
+const OBSERVE_API_PROMISE = [
+  'function isStreamPromise(params, value) {',
+  '\treturn Boolean(params?.stream);',
+  '}',
+  'function observeAPIPromise(apiPromise, onParsed, onError) {',
+  '\tif (typeof apiPromise?.parseResponse !== "function" || typeof apiPromise.responsePromise?.then !== "function") return false;',
+  '\tlet settled = false;',
+  '\tconst failed = (err) => {',
+  '\t\tif (settled) return;',
+  '\t\tsettled = true;',
+  '\t\tonError(err);',
+  '\t};',
+  '\tapiPromise.responsePromise = apiPromise.responsePromise.then(void 0, (err) => {',
+  '\t\tfailed(err);',
+  '\t\tthrow err;',
+  '\t});',
+  '\tconst parseResponse = apiPromise.parseResponse;',
+  '\tapiPromise.parseResponse = function(...parseArgs) {',
+  '\t\treturn new Promise((resolve) => resolve(parseResponse.apply(this, parseArgs))).then((parsed) => {',
+  '\t\t\tif (!settled) {',
+  '\t\t\t\tsettled = true;',
+  '\t\t\t\ttry {',
+  '\t\t\t\t\tonParsed(parsed);',
+  '\t\t\t\t} catch (err) {',
+  '\t\t\t\t\t_opentelemetry_api.diag.error("openai instrumentation: the parsed response could not be read", err);',
+  '\t\t\t\t}',
+  '\t\t\t}',
+  '\t\t\treturn parsed;',
+  '\t\t}, (err) => {',
+  '\t\t\tfailed(err);',
+  '\t\t\tthrow err;',
+  '\t\t});',
+  '\t};',
+  '\treturn true;',
+  '}',
+].join('\n');
+
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   {
     package: '@opentelemetry/api',
@@ -271,6 +314,22 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'return function use(middlewareFunction) {\n\t\t\tlet patchedFunction;',
         replace: 'return function use(middlewareFunction) {\n\t\t\tif (typeof middlewareFunction !== "function") return original.apply(this, arguments);\n\t\t\tlet patchedFunction;',
       },
+      {
+        why: "each middleware in koa's app.middleware and each function of a @koa/router route on router.stack[i].stack (where route listings and API docs read them) became an anonymous arrow of arity 2, and the app's own function got a property Symbol(koa-layer-patched) set on it; the stand-in rule, the mark kept aside",
+        find: 'var KoaInstrumentation = class extends',
+        replace: 'const patchedLayers = /* @__PURE__ */ new WeakSet();\nvar KoaInstrumentation = class extends',
+      },
+      {
+        why: 'the same',
+        find: 'if (middlewareLayer[require_internal_types.kLayerPatched] === true || require_utils.isLayerIgnored(layerType, this.getConfig())) return middlewareLayer;',
+        replace: 'if (patchedLayers.has(middlewareLayer) || require_utils.isLayerIgnored(layerType, this.getConfig())) return middlewareLayer;',
+      },
+      {
+        why: 'the same',
+        find: 'middlewareLayer[require_internal_types.kLayerPatched] = true;\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn async (context, next) => {',
+        replace: 'patchedLayers.add(middlewareLayer);\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn (0, _opentelemetry_instrumentation.standIn)(async (context, next) => {',
+      },
+      { why: 'the same', find: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t};\n\t}\n};', replace: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t}, middlewareLayer);\n\t}\n};' },
     ],
   },
   {
@@ -599,6 +658,92 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: "dns.promises.lookup()'s promise got the instrumentation's rejection handler: a failed lookup the app did not catch no longer raised an unhandled rejection (the process exited 0 where Node ends it with 1)",
         find: 'promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t});\n\t\t\t\treturn promise;',
         replace: 'return promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t\treturn result;\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow e;\n\t\t\t\t});',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-openai',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // openai's APIPromise parses the body when it is first awaited (then/catch/finally), once:
+        // the instrumentation's eager .then() parsed it itself (core/api-promise.ts).
+        why: "each chat completion, embeddings or response call had its body read by the instrumentation (its .then on the APIPromise), so `chat.completions.parse()` and `.asResponse()` then failed 'Body is unusable: Body has already been read'; its .catch made a failed call the app neither awaited nor caught a handled rejection (the process ran on, exit 0, where Node ends it, exit 1); `responses.create({ stream: true })` returned a plain Promise without `.withResponse()`/`.asResponse()`. The app gets the SDK's APIPromise; the instrumentation watches the request through its responsePromise (a rejection passed on, still the app's to handle) and the body through its parseResponse, when the app parses: so a call read only through `.asResponse()` leaves its span unended (not exported)",
+        find: 'function isStreamPromise(params, value) {\n\treturn Boolean(params?.stream);\n}',
+        replace: OBSERVE_API_PROMISE,
+      },
+      {
+        why: 'the same, for chat completions',
+        find: '\t\t\t\tif (isStreamPromise(params, apiPromise)) {\n\t\t\t\t\tapiPromise.then((stream) => {',
+        replace: [
+          '\t\t\t\tif (observeAPIPromise(apiPromise, isStreamPromise(params, apiPromise) ? (stream) => self._wrap(stream, "iterator", (origIterator) => () => self._onChatCompletionsStreamIterator(origIterator(), span, startNow, config, commonAttrs, ctx)) : (result) => self._onChatCompletionsCreateResult(span, startNow, commonAttrs, result, config, ctx), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;',
+          '\t\t\t\tif (isStreamPromise(params, apiPromise)) {\n\t\t\t\t\tapiPromise.then((stream) => {',
+        ].join('\n'),
+      },
+      {
+        why: 'the same, for embeddings',
+        find: '\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
+        replace: '\t\t\t\tif (observeAPIPromise(apiPromise, (result) => self._onEmbeddingsCreateResult(span, startNow, commonAttrs, result), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;\n\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
+      },
+      {
+        why: 'the same, for responses; a failed streamed response now ends its span, with the error',
+        find: '\t\t\t\tif (isStreamPromise(params, apiPromise)) return apiPromise.then((stream) => {',
+        replace: [
+          '\t\t\t\tif (observeAPIPromise(apiPromise, isStreamPromise(params, apiPromise) ? (stream) => self._wrap(stream, Symbol.asyncIterator, (origIterator) => () => self._onResponsesStreamIterator(origIterator.call(stream), span, startNow, config, commonAttrs, ctx)) : (result) => self._onResponsesCreateResult(span, startNow, commonAttrs, result, config, ctx), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;',
+          '\t\t\t\tif (isStreamPromise(params, apiPromise)) return apiPromise.then((stream) => {',
+        ].join('\n'),
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-aws-sdk',
+    file: 'dist/aws-sdk.cjs',
+    patches: [
+      {
+        // @smithy/middleware-stack's resolve() composes whatever the handler returns; its own
+        // specs and hand-built stacks end in handlers that return plain values.
+        why: "a middleware stack whose handler returns a plain value (or nothing) or throws at once: `.then is not a function` in the instrumentation's wrapper, an unhandled rejection (the process ends, exit 1), and the promise the app awaits never settles; the handler's result, value or error, now goes on as a promise's",
+        find: '\t\t\t\t\t\t_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}).then((response) => {',
+        replace: '\t\t\t\t\t\tnew Promise((resolveHandler) => resolveHandler(_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}))).then((response) => {',
+      },
+      { why: 'the same, for a handler that returns nothing', find: 'const requestId = response.output?.$metadata?.requestId;', replace: 'const requestId = response?.output?.$metadata?.requestId;' },
+      { why: 'the same', find: 'const httpStatusCode = response.output?.$metadata?.httpStatusCode;', replace: 'const httpStatusCode = response?.output?.$metadata?.httpStatusCode;' },
+      { why: 'the same', find: 'const extendedRequestId = response.output?.$metadata?.extendedRequestId;', replace: 'const extendedRequestId = response?.output?.$metadata?.extendedRequestId;' },
+      { why: 'the same', find: 'data: response.output,', replace: 'data: response?.output,' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-nestjs-core',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // RouterExecutionContext.create builds the guards', interceptors' and filters'
+        // ExecutionContext from the callback it is given.
+        why: "the controller's method was replaced by the instrumentation's wrapper in what Nest hands its guards, interceptors and filters: `ctx.getHandler() === Controller.prototype.method` was false, a WeakMap or registry keyed by the method found nothing, the handler read as of arity 0 and always async. Nest gets the app's method; the span of that wrapper (named after the method, nestjs.type 'handler', a child of the request's) goes, the request's span (`Controller.method`, nestjs.type 'request_context') stays and covers the guards, interceptors and handler",
+        find: 'return function createHandlerWithTrace(instance, callback) {\n\t\t\targuments[1] = createWrapHandler(tracer, moduleVersion, callback);\n',
+        replace: 'return function createHandlerWithTrace(instance, callback) {\n',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-amqplib',
+    file: 'dist/amqplib.cjs',
+    patches: [
+      {
+        // amqplib (< 2.2.1) keeps `cb || false` per unconfirmed message, and on the channel's close
+        // calls the callbacks up to the first `false` (lib/channel.js, lib/channel_model.js).
+        why: "a confirm channel's publish() or sendToQueue() without a callback got the instrumentation's, so amqplib kept a callback for it where it keeps `false`: after the channel closed, waitForConfirms() resolved where it rejects with 'channel closed' (amqplib's own `confirms › works when channel is closed`). Without the app's callback the original is called as the app called it and the span ends once the message is sent, as a plain channel's publish span does (no publishConfirmHook then)",
+        find: '\t\t\tconst argumentsCopy = [...arguments];\n\t\t\targumentsCopy[3] = modifiedOptions;\n\t\t\targumentsCopy[4] = _opentelemetry_api.context.bind(',
+        replace: [
+          '\t\t\tconst argumentsCopy = [...arguments];',
+          '\t\t\targumentsCopy[3] = modifiedOptions;',
+          '\t\t\tif (!callback) try {',
+          '\t\t\t\treturn _opentelemetry_api.context.with(markedContext, original.bind(this, ...argumentsCopy));',
+          '\t\t\t} finally {',
+          '\t\t\t\tspan.end();',
+          '\t\t\t}',
+          '\t\t\targumentsCopy[4] = _opentelemetry_api.context.bind(',
+        ].join('\n'),
       },
     ],
   },

@@ -13,6 +13,9 @@ import { test } from 'node:test';
 import { INSTRUMENTATION_PATCHES, patchSource } from '../../build/instrumentation-patches.js';
 import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { freePort } from '../support/local-server.js';
+import { startOpenAiLike } from '../support/openai-like.js';
+import { startRabbitMq } from '../support/rabbitmq.js';
+import { readRecording } from '../support/read-recording.js';
 import { startRedis } from '../support/redis.js';
 import { scratchDirs } from '../support/scratch.js';
 import { skipUnless } from '../support/installed.js';
@@ -20,11 +23,20 @@ import { skipUnless } from '../support/installed.js';
 const { fresh } = scratchDirs('pyro-run-transparency-');
 const APP = fixture('apps/library-expectations.cjs');
 
+interface Observed {
+  bare: unknown;
+  agent: unknown;
+  warnings: string[];
+  spanScopes: () => string[];
+}
+
 /**
  * What the fixture printed for `name` (given `caseArgs`), bare and with the agent (recording locally
- * into a scratch folder), and the agent's lines on stderr (bare, stderr must be empty).
+ * into a scratch folder), the agent's lines on stderr (bare, stderr must be empty), and the
+ * instrumentations whose spans the agent run recorded (so a case can tell that the instrumentation
+ * it is about was there).
  */
-async function observe(name: string, agentEnv: Record<string, string> = {}, caseArgs: string[] = []): Promise<{ bare: unknown; agent: unknown; warnings: string[] }> {
+async function observe(name: string, agentEnv: Record<string, string> = {}, caseArgs: string[] = []): Promise<Observed> {
   const run = async (args: string[], env: Record<string, string>) => {
     const child = runNode([...args, APP, name, ...caseArgs], { env });
     const exit = await child.exit();
@@ -33,8 +45,18 @@ async function observe(name: string, agentEnv: Record<string, string> = {}, case
   };
   const bare = await run([], {});
   assert.deepEqual(bare.stderr, []);
-  const agent = await run(['--import', registerPath], { PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on', ...agentEnv });
-  return { bare: bare.printed, agent: agent.printed, warnings: agent.stderr };
+  const out = fresh();
+  const agent = await run(['--import', registerPath], { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', ...agentEnv });
+  const spanScopes = () => [...new Set(readRecording(out).spans.map((span) => span.scope.name))].sort();
+  return { bare: bare.printed, agent: agent.printed, warnings: agent.stderr, spanScopes };
+}
+
+/** The agent's run printed what the bare one did and warned of nothing, with `instrumentation` there: it recorded spans. */
+function assertSameWith(instrumentation: string, { bare, agent, warnings, spanScopes }: Observed): void {
+  assert.deepEqual(agent, bare);
+  assert.deepEqual(warnings, []);
+  const scopes = spanScopes();
+  assert.ok(scopes.includes(`@opentelemetry/instrumentation-${instrumentation}`), `no span of ${instrumentation}'s among ${scopes.join(', ')}`);
 }
 
 test('router driven with a response that is no EventEmitter: the handlers run, nothing throws, now or a turn later', async () => {
@@ -189,13 +211,15 @@ test('no code the agent loads calls Math.random (host-metrics, off by default, a
   for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
 });
 
-test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6)', { skip: skipUnless('redis') }, async () => {
+test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6), a refused OpenAI call', { skip: skipUnless('redis') }, async () => {
   const redis = await startRedis();
+  const openai = await startOpenAiLike();
   try {
     const runs = [
       { name: 'dns.promises.lookup', args: [], env: {}, reason: /ENOTFOUND|EAI_AGAIN/ },
       { name: 'redis command', args: [redis.url], env: { REDIS_MODULE: 'redis' }, reason: /ERR unknown command/ },
       { name: 'redis command', args: [redis.url], env: { REDIS_MODULE: 'redis5' }, reason: /ERR unknown command/ },
+      { name: 'openai chat completion', args: [openai.baseURL], env: {}, reason: /BadRequestError: 400 The model `no-such-model` does not exist/ },
     ];
     for (const run of runs) {
       for (const agent of [false, true]) {
@@ -208,7 +232,7 @@ test('a rejection the app leaves unhandled ends the process as in Node, whatever
       }
     }
   } finally {
-    await redis.stop();
+    await Promise.all([redis.stop(), openai.close()]);
   }
 });
 
@@ -257,6 +281,67 @@ test("knex's asyncStackTraces: a failed query's stack starts at the app's call, 
   assert.equal(schema?.[0], 'at knex.get');
   assert.deepEqual(agent, bare);
   assert.deepEqual(warnings, []);
+});
+
+test("openai: the app reads a call's body once, the way it asks — parse(), asResponse(), withResponse() — and a streamed response is the SDK's APIPromise", async () => {
+  const api = await startOpenAiLike();
+  try {
+    const observed = await observe('openai calls as the SDK returns them', {}, [api.baseURL]);
+    const events = ['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.output_item.done', 'response.completed'];
+    assert.deepEqual(observed.bare, {
+      parse: ['hello there', null],
+      asResponse: [200, 'chatcmpl-1'],
+      create: 'hello there',
+      withResponse: [[0.25, -0.5, 1], 200, 'string'],
+      streaming: ['APIPromise', 'function', 'function'],
+      stream: [200, events],
+      refused: ['BadRequestError', 400, 'model_not_found'],
+    });
+    assertSameWith('openai', observed);
+  } finally {
+    await api.close();
+  }
+});
+
+test('AWS SDK v3: a middleware stack whose handler returns a plain value, nothing, or throws settles with what the handler gave', async () => {
+  const observed = await observe('smithy middleware stack with plain handlers');
+  assert.deepEqual(observed.bare, [{ value: { output: 42, input: { marked: true } } }, { value: null }, { error: 'refused at once' }, { value: { output: 'later' } }]);
+  assertSameWith('aws-sdk', observed);
+});
+
+test("AWS SDK v3: a client's results and service errors read the same (SQS against a server that answers as SQS does)", async () => {
+  const observed = await observe('sqs client against an SQS-like server');
+  const listed = observed.bare as [string[], number, string][];
+  assert.deepEqual(listed[0], [['/000000000000/orders'], 200, 'request-1']);
+  assert.deepEqual(listed[2], ['QueueDoesNotExist', 'The specified queue does not exist.', 400, 'request-3']);
+  assertSameWith('aws-sdk', observed);
+});
+
+test("NestJS: a guard's ExecutionContext hands it the controller's own method (getHandler()), which apps compare and key maps by", async () => {
+  const observed = await observe('nest guard sees the controller method');
+  assert.deepEqual(observed.bare, [{ same: true, keyed: 'orders:read', name: 'work', length: 1, kind: 'Function', roles: ['clerk'], class: true }, '200 {"id":7}']);
+  assertSameWith('nestjs-core', observed);
+});
+
+test("amqplib: waitForConfirms() on a confirm channel closed with messages published without a callback rejects with 'channel closed'; with callbacks, each is called", { skip: skipUnless('rabbitmq') }, async () => {
+  const broker = await startRabbitMq();
+  try {
+    const observed = await observe('amqplib confirms when the channel closes', {}, [broker.url]);
+    assert.deepEqual(observed.bare, { withCallbacks: Array(10).fill(null), afterClose: 'channel closed' });
+    assertSameWith('amqplib', observed);
+  } finally {
+    await broker.stop();
+  }
+});
+
+test("@koa/router: a route's functions on the router's stack keep their names and arity, and nothing is set on the app's functions", async () => {
+  const observed = await observe('@koa/router handlers as written');
+  assert.deepEqual(observed.bare, {
+    body: 'user 7',
+    stack: [['/users/:id', [['loadUser', 2, 'AsyncFunction', ['length', 'name']], ['showUser', 1, 'AsyncFunction', ['length', 'name']]]]],
+    symbols: [[], []],
+  });
+  assertSameWith('koa', observed);
 });
 
 test('a fix whose text is not in the instrumentation (exactly once) fails the build, naming the file', () => {

@@ -22,6 +22,7 @@ const REQUIREMENTS = {
   },
   mariadb: { present: () => existsSync('/usr/sbin/mariadbd'), install: 'apt-get install -y mariadb-server' },
   redis: { present: () => existsSync('/usr/bin/redis-server'), install: 'apt-get install -y redis-server' },
+  rabbitmq: { present: () => existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server'), install: 'apt-get install -y rabbitmq-server' },
   chromium: { present: () => existsSync(CHROMIUM), install: 'apt-get install -y chromium (or CHROMIUM_PATH=<a Chromium binary>)' },
   libfaketime: { present: () => existsSync('/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1'), install: 'apt-get install -y libfaketime' },
 } satisfies Record<string, Requirement>;

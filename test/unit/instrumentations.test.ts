@@ -15,6 +15,8 @@ describe('selectInstrumentations', () => {
     { name: 'express 5 app: express and router too', installed: ['express', 'router'], expected: ['dns', 'express', 'http', 'net', 'router', 'undici'] },
     { name: 'pg via pg-pool alone', installed: ['pg-pool'], expected: ['dns', 'http', 'net', 'pg', 'undici'] },
     { name: 'redis v4 client package', installed: ['@redis/client'], expected: ['dns', 'http', 'net', 'redis', 'undici'] },
+    { name: 'an AWS SDK v3 client of today (@smithy/core, no smithy-client)', installed: ['@aws-sdk/client-sqs', '@smithy/core'], expected: ['aws-sdk', ...NODE_ITSELF] },
+    { name: "the AWS SDK's middleware stack alone", installed: ['@smithy/middleware-stack'], expected: ['aws-sdk', ...NODE_ITSELF] },
     { name: 'runtime metrics only when metrics are exported', metrics: true, expected: ['dns', 'http', 'net', 'runtime-node', 'undici'] },
     { name: 'aws-lambda only inside Lambda', env: { AWS_LAMBDA_FUNCTION_NAME: 'f' }, expected: ['aws-lambda', ...NODE_ITSELF] },
     { name: 'fs stays off by default, even though Node has fs', expected: NODE_ITSELF },
