@@ -4,7 +4,7 @@
 //
 // The big app's worst event-loop stall over a paced load is a burst ~1.5 s in, when the code every
 // request runs reaches V8's Maglev threshold together; on one core V8's compile threads take
-// turns with the main thread (docs/performance.md, "What is left"). This counts that wave: each
+// turns with the main thread (docs/performance.md, "Known limits"). This counts that wave: each
 // contender runs bench/apps/big-app.cjs under the big-app bench's paced load for S seconds with
 // `--trace-opt` (one line per finished optimizing compile: its function, tier, and its milliseconds
 // on the main thread before and after and on a background thread between) and

@@ -1,6 +1,6 @@
 // Two contenders side by side on the express app: `node bench/pair.mjs <a> <b> [--rounds N] [--seconds S]`.
 //
-// The A/B behind most rows of docs/performance.md's "What each optimisation bought": `a` and `b`
+// The A/B behind the cost-by-part rows of docs/performance.md's "CPU per request": `a` and `b`
 // are contender ids of lib/contenders.mjs (`node`, `otel`, `combo`, `pyro-none`, `pyro`, and
 // `pyro-baseline` when PYRO_RUN_BENCH_BASELINE names another built checkout), each optionally
 // followed by `@` and a JSON object of extra environment (`'pyro@{"OTEL_NODE_DISABLED_INSTRUMENTATIONS":"router"}'`).

@@ -287,7 +287,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // From the variable, not read back as `arguments[callbackIdx]`: with that read (this
         // sloppy-mode function also writes `arguments`), every request's objects outlived V8's
         // scavenges on the express app under load — ~1 MB promoted per scavenge against ~70 KB, and
-        // ~90 MB more RSS (docs/performance.md, "Memory under load").
+        // ~90 MB more RSS (docs/performance.md, "Memory").
         why: 'the same, on the way in',
         find: 'try {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
         replace: 'if (wrappedNextFn !== void 0 && req?.next === args[callbackIdx]) req.next = wrappedNextFn;\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',

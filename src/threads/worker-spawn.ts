@@ -9,8 +9,8 @@ import { EXEC_ARGV_KEY } from './protocol.js';
  * constructor of each thread with an agent adds `--require` of a worker's preload
  * (worker-preload.ts: a worker's agent only, lighter than the main thread's) to the options of
  * every worker it starts: to the app's `execArgv` when it gives one, else to this thread's, which a
- * worker inherits when given none, less the main thread's preload (CLI-started, `--import
- * file:///…/dist/register.js`), which a worker would load for nothing.
+ * worker inherits when given none, less the main thread's preload (`--require …/dist/register.js`
+ * as the CLI gives it, or a user's `--import`), which a worker would load for nothing.
  *
  * Inside the worker, `process.execArgv` is what it would have been without pyro-run, but for the
  * main thread's preload, which stands as the worker's (`shownExecArgv`; the worker's preload puts it

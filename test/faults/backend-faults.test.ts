@@ -47,10 +47,9 @@ const WINDOW_MS = 2000;
 
 /**
  * Long enough to include each app's first uploads (the first window after 2 s, the first span
- * batch ~3 s after the first span): the first profile upload loads undici and the first span batch
- * the OTLP serializers, ~150 ms of synchronous module loading each, on the app's main thread (see
- * docs/reliability.md). Measured after that, two healthy apps agree within ~1.5× on p99; measured
- * across it, whichever app is loaded at that moment pays a 300-500 ms p99.
+ * batch ~3 s after the first span), whose first encodings run cold on the app's main thread.
+ * Measured after that, two healthy apps agree within ~1.5× on p99; measured across it, whichever
+ * app is at its first upload at that moment pays a longer p99.
  */
 const WARM_MS = 4500;
 /** Paired measurement: this many slices of the faulty app, each followed by one of the healthy app. */

@@ -3,7 +3,7 @@
  * requests in flight when the queue overflows or the process drains, one pipeline dead while the
  * other is fine, replies that never end or break off after a 2xx, huge binary error bodies, and
  * credentials in the URL. Each case names what it guards against; every one of them failed
- * before the fix described in docs/reliability.md.
+ * before its fix (CHANGELOG.md, "Fixed").
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

@@ -13,7 +13,7 @@ const HEAD_END = '\r\n\r\n';
  * loopback interface: undici's dispatch, the connection (its HTTP parser is WebAssembly compiled
  * at the first connection), the request written, the answer parsed. Run cold, that path is much
  * of the first upload's cost, and the first upload falls in the app's first seconds of traffic,
- * where the app's own code runs cold too (docs/performance.md, "the first span batches").
+ * where the app's own code runs cold too (docs/performance.md, "Flush pauses and event-loop stalls").
  * Nothing leaves the machine: the server listens on 127.0.0.1 on a port the OS picks, for one
  * exchange, without proxy or TLS, and neither it nor the connection keeps the process alive.
  * Resolves when the exchange is over, rejects if it could not happen (the caller ignores both).
