@@ -164,7 +164,7 @@ describe('the report page', { timeout: TEST_TIMEOUT_MS, skip }, () => {
     const wall = await frames(page);
     assert.equal(wall.find((f) => f.name === 'all')?.total, (SHOP.wall.insideMs + SHOP.wall.outsideMs) * MS);
     assert.ok(wall.some((f) => f.name === SHOP.hotWall));
-    assert.ok(wall.some((f) => f.name === '(idle)'));
+    assert.ok(wall.some((f) => f.name === '(idle: event loop, I/O, native code)'));
     await page.click('[data-testid="type-cpu"]');
     await page.waitForSelector('[data-testid="flame-graph"][data-kind="cpu"]');
     await page.close();
