@@ -45,10 +45,10 @@ const BY_ARITY: readonly Wrap[] = [
 /**
  * OTel's AsyncLocalStorage context manager with a cheaper `bind` of functions. OTel's wraps the
  * target in a closure that makes another closure at every call, and redefines the wrapper's
- * `length` with Object.defineProperty: ~550 ns a bind here, against ~30 ns for a wrapper of the
- * right arity. Instrumentations bind on every request — 7 functions per express request (the
- * listeners added to the bound request and response among them) — and an A/B of the two run side
- * by side put it at ~2% of an express request's CPU (docs/performance.md). Behaviour is OTel's: the target runs in `context`, with the call's `this` and
+ * `length` with Object.defineProperty, where a wrapper of the right arity costs a fraction of
+ * that; instrumentations bind several functions on every request (the listeners added to the
+ * bound request and response among them), so it shows in a request's CPU (docs/performance.md,
+ * "CPU per request"). Behaviour is OTel's: the target runs in `context`, with the call's `this` and
  * arguments, through `with()` (which subclasses extend); event emitters are bound by OTel's code.
  */
 export class AsyncContextManager extends AsyncLocalStorageContextManager {

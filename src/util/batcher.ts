@@ -37,10 +37,9 @@ export interface BatcherOptions<T> extends BatchSettings {
  * size is set: then the set size holds from the start, as the SDK would), then twice as many each
  * time, up to maxExportBatchSize. The first batches go through cold code — the encoder still
  * interpreted on real spans — and a cold pass over a whole batch is one of the longest stretches
- * of work the agent puts in the app's event loop: on the big-app shape, the first 512-span batch
- * took 7–22 ms of wall time in its first turn alone, where later ones took 2–5
- * (docs/performance.md, "Flush pauses and event-loop stalls"). Small first batches keep each cold pass short
- * and warm the code on real spans; the steady state is the SDK's batching, unchanged.
+ * of work the agent puts in the app's event loop (docs/performance.md, "Flush pauses and
+ * event-loop stalls"). Small first batches keep each cold pass short and warm the code on real
+ * spans; the steady state is the SDK's batching, unchanged.
  */
 export class Batcher<T> {
   private buffer: T[] = [];
