@@ -638,6 +638,177 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
+    package: '@opentelemetry/instrumentation-grpc',
+    file: 'dist/serverUtils.cjs',
+    patches: [
+      {
+        // grpc-js's `respond(err, value, trailer, flags)` (server.ts): the trailer goes out with the
+        // status, where the client's 'status' event and call.getTrailer() read it.
+        why: "a unary or client-streaming handler's callback lost what follows the reply: `callback(null, reply, trailer)` sent no trailing metadata to the client, and the flags were dropped; the callback also read as an arrow of arity 2 where grpc-js's is `respond` of arity 4",
+        find: '\tconst patchedCallback = (err, value) => {',
+        replace: '\tconst patchedCallback = require("@opentelemetry/instrumentation").standIn((err, value, ...rest) => {',
+      },
+      { why: 'the same', find: '\t\treturn callback(err, value);\n\t};', replace: '\t\treturn callback(err, value, ...rest);\n\t}, callback);' },
+      {
+        // grpc-js calls `handler.func(call, callback)`: `this` is the handler's record ({ func,
+        // serialize, deserialize, type, path }), visible to handlers added with server.register().
+        why: "a handler ran with `this` an empty object instead of the record grpc-js calls it on (server.register()'s handlers read `this.path`, `this.type`)",
+        find: 'return original.call({}, call, patchedCallback);',
+        replace: 'return original.call(this, call, patchedCallback);',
+      },
+      { why: 'the same, for a server-streaming or bidi handler', find: 'return original.call({}, call);', replace: 'return original.call(this, call);' },
+      { why: 'the same', find: 'case "client_stream": return clientStreamAndUnaryHandler(span, call, callback, originalFunc);', replace: 'case "client_stream": return clientStreamAndUnaryHandler.call(this, span, call, callback, originalFunc);' },
+      { why: 'the same', find: 'case "bidi": return serverStreamAndBidiHandler(span, call, originalFunc);', replace: 'case "bidi": return serverStreamAndBidiHandler.call(this, span, call, originalFunc);' },
+      { why: 'the same, for a method left untraced (ignoreGrpcMethods)', find: 'case "client_stream": return originalFunc.call({}, call, callback);', replace: 'case "client_stream": return originalFunc.call(this, call, callback);' },
+      { why: 'the same', find: 'case "bidi": return originalFunc.call({}, call);', replace: 'case "bidi": return originalFunc.call(this, call);' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-grpc',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        why: 'the same, for a method left untraced: called with the record as `this`',
+        find: 'return require_serverUtils.handleUntracedServerFunction(type, originalFunc, call, callback);',
+        replace: 'return require_serverUtils.handleUntracedServerFunction.call(self, type, originalFunc, call, callback);',
+      },
+      {
+        // grpc-js installs each rpc on the client's prototype under its name and its original
+        // (camelCase) name (make-client.ts), so Channelz's GetChannel is `client.getChannel` too.
+        why: "a service with an rpc named GetChannel (gRPC's Channelz): the client span's address was read through `client.getChannel()`, which is that rpc, wrapped — each call recursed until the stack overflowed (the wrap guard then ran the call without the instrumentation, with a warning); grpc-js's own Client.prototype.getChannel is called instead",
+        find: '//#region src/instrumentation.ts\nvar GrpcInstrumentation = class',
+        replace: [
+          '//#region src/instrumentation.ts',
+          "/** grpc-js's Client.prototype of each copy hooked: the owner of the client's own getChannel(), which a service's rpc can shadow. */",
+          'const grpcClientPrototypes = /* @__PURE__ */ new WeakSet();',
+          '/** The channel of `client`, through the Client.prototype of grpc-js it was made from. */',
+          'function clientChannel(client) {',
+          '\tfor (let owner = Object.getPrototypeOf(client); owner != null; owner = Object.getPrototypeOf(owner)) if (grpcClientPrototypes.has(owner)) return owner.getChannel.call(client);',
+          '\treturn client.getChannel();',
+          '}',
+          'var GrpcInstrumentation = class',
+        ].join('\n'),
+      },
+      {
+        why: 'the same',
+        find: '\t\t\tthis._wrap(moduleExports.Server.prototype, "register", this._patchServer());',
+        replace: '\t\t\tgrpcClientPrototypes.add(moduleExports.Client.prototype);\n\t\t\tthis._wrap(moduleExports.Server.prototype, "register", this._patchServer());',
+      },
+      { why: 'the same', find: 'const parsedUri = require_utils.URI_REGEX.exec(client.getChannel().getTarget());', replace: 'const parsedUri = require_utils.URI_REGEX.exec(clientChannel(client).getTarget());' },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-cucumber',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // Gherkin puts a Rule's scenarios among the rule's children, not the feature's.
+        why: "a scenario under a `Rule:` was not found among the feature's children: a TypeError (reading 'location' of undefined) rejected the wrapped TestCaseRunner.run, and the whole cucumber run aborted",
+        find: 'const scenario = feature.children.find((node) => node?.scenario?.id === pickle.astNodeIds[0])?.scenario;',
+        replace: 'const scenario = feature.children.flatMap((node) => node?.rule ? node.rule.children : [node]).find((node) => node?.scenario?.id === pickle.astNodeIds[0])?.scenario;\n\t\t\t\tif (scenario === void 0) return original.apply(this, args);',
+      },
+      {
+        // cucumber reads a definition's function: its arity says callback or not (a callback-style
+        // step whose function returned a promise failed with "function uses multiple asynchronous
+        // interfaces"; a `function (testCase, callback)` hook was called with one argument, and
+        // cucumber's arity check of hooks was bypassed), and the stack of the Given/When/Then/Before/
+        // After call says where it was defined (usage and JSON reports, the messages'
+        // sourceReference: it read pyro-run's dist/register.js). A failing step's stack, which
+        // cucumber cuts at its own first frame, held the wrapper's frames. And a failing step or
+        // hook got an attachment of the span's context in cucumber's output and reports. So the
+        // app's functions are left as they are: the definition's span is made around cucumber's
+        // TestCaseRunner.invokeStep, which runs each step and hook, the same span names and
+        // attributes, no attachment.
+        why: "step and hook definitions were replaced by wrappers: callback-style steps and hooks failed, definitions were located in pyro-run's bundle, failing steps' stacks and reports held the wrapper's frames and an attachment of the span's context; the functions are cucumber's and the app's now, and the spans are made around TestCaseRunner.invokeStep",
+        find: [
+          '\t\t\tsteps.forEach((step) => {',
+          '\t\t\t\tif ((0, _opentelemetry_instrumentation.isWrapped)(moduleExports[step])) this._unwrap(moduleExports, step);',
+          '\t\t\t\tthis._wrap(moduleExports, step, this._getStepPatch(step));',
+          '\t\t\t});',
+          '\t\t\thooks.forEach((hook) => {',
+          '\t\t\t\tif ((0, _opentelemetry_instrumentation.isWrapped)(moduleExports[hook])) this._unwrap(moduleExports, hook);',
+          '\t\t\t\tthis._wrap(moduleExports, hook, this._getHookPatch(hook));',
+          '\t\t\t});',
+          '\t\t\treturn moduleExports;',
+          '\t\t}, (moduleExports) => {',
+          '\t\t\tif (moduleExports === void 0) return;',
+          '\t\t\t[...hooks, ...steps].forEach((method) => {',
+          '\t\t\t\tthis._unwrap(moduleExports, method);',
+          '\t\t\t});',
+          '\t\t}, [',
+        ].join('\n'),
+        replace: '\t\t\treturn moduleExports;\n\t\t}, () => {}, [',
+      },
+      {
+        why: 'the same',
+        find: '\t\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\t}',
+        replace: '\t\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "invokeStep");\n\t\t\t}',
+      },
+      {
+        why: 'the same',
+        find: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "runAttempt", this._getTestCaseRunAttemptPatch());\n\t\t\treturn moduleExports;',
+        replace: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "runAttempt", this._getTestCaseRunAttemptPatch());\n\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "invokeStep", this._getInvokeStepPatch());\n\t\t\treturn moduleExports;',
+      },
+      {
+        why: 'the same',
+        find: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t})])];',
+        replace: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "invokeStep");\n\t\t})])];',
+      },
+      {
+        why: 'the same',
+        find: '\t_getHookPatch(name) {',
+        replace: [
+          // invokeStep(step, definition, hookParameter): a step with its step definition, or null and a hook's definition.
+          '\t_getInvokeStepPatch() {',
+          '\t\tconst instrumentation = this;',
+          '\t\treturn function(original) {',
+          '\t\t\treturn function invokeStep(step, definition, hookParameter) {',
+          '\t\t\t\tif (!instrumentation.isEnabled() || definition == null) return original.apply(this, arguments);',
+          '\t\t\t\tconst library = this.supportCodeLibrary;',
+          // The span names the function the definition was made with, as the wrappers of Given … After did; defineStep() had none.
+          '\t\t\t\tconst name = step != null ? steps.includes(definition.keyword) ? `${definition.keyword}(${String(definition.pattern)})` : void 0 : library?.beforeTestCaseHookDefinitions?.includes(definition) ? "Before" : library?.afterTestCaseHookDefinitions?.includes(definition) ? "After" : library?.beforeTestStepHookDefinitions?.includes(definition) ? "BeforeStep" : library?.afterTestStepHookDefinitions?.includes(definition) ? "AfterStep" : void 0;',
+          '\t\t\t\tif (name === void 0) return original.apply(this, arguments);',
+          '\t\t\t\treturn instrumentation.tracer.startActiveSpan(name, { kind: _opentelemetry_api.SpanKind.CLIENT }, (span) => {',
+          // A step's arguments, as cucumber passes them to the step's function, recorded as the wrapper did.
+          '\t\t\t\t\tconst traced = step == null || typeof definition.getInvocationParameters !== "function" ? definition : Object.create(definition, { getInvocationParameters: {',
+          '\t\t\t\t\t\tconfigurable: true,',
+          '\t\t\t\t\t\twritable: true,',
+          '\t\t\t\t\t\tvalue: async function(...options) {',
+          '\t\t\t\t\t\t\tconst data = await definition.getInvocationParameters.apply(this, options);',
+          '\t\t\t\t\t\t\tif (Array.isArray(data?.parameters)) span.setAttributes(data.parameters.reduce((attrs, arg, index) => ({',
+          '\t\t\t\t\t\t\t\t...attrs,',
+          '\t\t\t\t\t\t\t\t[`cucumber.step.args[${index}]`]: arg?.raw instanceof Function ? JSON.stringify(arg.raw()) : arg',
+          '\t\t\t\t\t\t\t}), {}));',
+          '\t\t\t\t\t\t\treturn data;',
+          '\t\t\t\t\t\t}',
+          '\t\t\t\t\t} });',
+          '\t\t\t\t\tconst ended = (outcome) => {',
+          '\t\t\t\t\t\tif (outcome?.error != null) CucumberInstrumentation.setSpanToError(span, outcome.error);',
+          '\t\t\t\t\t\tspan.end();',
+          '\t\t\t\t\t\treturn outcome;',
+          '\t\t\t\t\t};',
+          '\t\t\t\t\tlet running;',
+          '\t\t\t\t\ttry {',
+          '\t\t\t\t\t\trunning = original.apply(this, [step, traced, ...Array.prototype.slice.call(arguments, 2)]);',
+          '\t\t\t\t\t} catch (error) {',
+          '\t\t\t\t\t\tended({ error });',
+          '\t\t\t\t\t\tthrow error;',
+          '\t\t\t\t\t}',
+          '\t\t\t\t\tif (typeof running?.then !== "function") return ended(running);',
+          '\t\t\t\t\treturn running.then(ended, (error) => {',
+          '\t\t\t\t\t\tended({ error });',
+          '\t\t\t\t\t\tthrow error;',
+          '\t\t\t\t\t});',
+          '\t\t\t\t});',
+          '\t\t\t};',
+          '\t\t};',
+          '\t}',
+          '\t_getHookPatch(name) {',
+        ].join('\n'),
+      },
+    ],
+  },
+  {
     package: '@opentelemetry/instrumentation-redis',
     file: 'dist/v4-v5/instrumentation.cjs',
     patches: [
