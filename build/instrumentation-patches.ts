@@ -609,6 +609,29 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
+    package: '@opentelemetry/instrumentation-dataloader',
+    file: 'dist/instrumentation.cjs',
+    patches: [
+      {
+        // DataLoader checks what the batch function returned and says what is wrong with it.
+        why: "a batch function that returns no promise (null, a value) or throws: the wrapper called `.then` on what it returned, so DataLoader reported the instrumentation's TypeError (`the function errored synchronously`) in place of its own `did not return a Promise`, and a throwing batch function's span never ended",
+        find: '\t\t\t\treturn batchLoadFn.apply(this, args).then((value) => {',
+        replace:
+          '\t\t\t\tlet result;\n\t\t\t\ttry {\n\t\t\t\t\tresult = batchLoadFn.apply(this, args);\n\t\t\t\t} catch (err) {\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t}\n\t\t\t\tif (typeof result?.then !== "function") {\n\t\t\t\t\tspan.end();\n\t\t\t\t\treturn result;\n\t\t\t\t}\n\t\t\t\treturn result.then((value) => {',
+      },
+      {
+        why: "a batch that rejects with undefined: the span's status read `err.message`, and every load() rejected with the instrumentation's TypeError in place of the app's undefined",
+        find: '\t\t\t\t\t\tmessage: err.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t});\n\t\t};\n\t}\n\t_getPatchedConstructor',
+        replace: '\t\t\t\t\t\tmessage: err?.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t});\n\t\t};\n\t}\n\t_getPatchedConstructor',
+      },
+      {
+        why: 'the same, for load()',
+        find: '\t\t\t\t\t\tmessage: err.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t\tconst loader = this;',
+        replace: '\t\t\t\t\t\tmessage: err?.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t\tconst loader = this;',
+      },
+    ],
+  },
+  {
     package: '@opentelemetry/instrumentation-graphql',
     file: 'dist/utils.cjs',
     patches: [
@@ -629,6 +652,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         why: "the app's resolver read as `wrappedFieldResolver`, of arity 4, a sloppy-mode function",
         find: 'function wrappedFieldResolver(source, args, contextValue, info) {\n',
         replace: 'function wrappedFieldResolver(source, args, contextValue, info) {\n\t\t"use strict";\n',
+      },
+      {
+        why: "a resolver that rejects with undefined (`Promise.reject()`) or throws null: the span's status read `err.message` and threw a TypeError of the instrumentation's, which graphql reported in place of `Unexpected error value: undefined`",
+        find: '\t\tmessage: err.message\n\t});\n\tresolveSpan.end();',
+        replace: '\t\tmessage: err?.message\n\t});\n\tresolveSpan.end();',
       },
       {
         why: 'the same',

@@ -185,6 +185,21 @@ test("mysql2: a query's callback runs with the query as `this`", async () => {
   assert.deepEqual(warnings, []);
 });
 
+test('graphql: a resolver that fails with no error value (a bare Promise.reject(), throw null) is reported by graphql, as without the agent', async () => {
+  const observed = await observe('graphql resolvers failing without an error');
+  const { errors } = observed.bare as { errors: { message: string }[] };
+  assert.deepEqual(errors.map((error) => error.message).sort(), ['Unexpected error value: null', 'Unexpected error value: undefined']);
+  assertSameWith('graphql', observed);
+});
+
+test("dataloader: batch functions that return no promise, throw, or reject with nothing get DataLoader's own answers, as without the agent", async () => {
+  const observed = await observe('dataloader batch functions that break the contract');
+  const bare = observed.bare as Record<string, [string, string]>;
+  assert.match(bare.null![1], /did not return a Promise/);
+  assert.deepEqual(bare.rejectsWithNothing, ['error', 'undefined']);
+  assertSameWith('dataloader', observed);
+});
+
 test('graphql: after an execute(), the schema\'s resolvers answer executeSync() and a direct call, and read as the app wrote them', async () => {
   const { bare, agent, warnings } = await observe('graphql resolvers after execute');
   assert.deepEqual(bare, {
