@@ -5,7 +5,7 @@
  * comes out (no bigints, ready for JSON). Samples are indexed by their span label once, so the
  * cost grows with samples + spans, not with their product.
  */
-import { percentileNs } from '../util/duration-histogram.js';
+import { percentile, percentileNs } from '../util/duration-histogram.js';
 import type { EndpointTotal } from '../recording.js';
 import { spanNameShapes } from '../span-link/span-name-shape.js';
 import { PER_SPAN_TYPES, type PerSpanType, PROFILE_TYPE_NAMES, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
@@ -349,12 +349,6 @@ export function endpointFlameTree(model: RunModel, endpoint: number, kind: PerSp
 /** The flame tree of one span (by index into run.spans) and everything under it. */
 export function spanFlameTree(model: RunModel, span: number, kind: PerSpanType): FlameTree {
   return buildFlameTree(model.index, model.index.samples[kind], spanRows(model, [span], kind)[0] as number[]);
-}
-
-/** Nearest-rank percentile of ascending values. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 function endpointStats(model: RunModel): EndpointStats[] {

@@ -8,6 +8,7 @@
  * request, its spans as a waterfall. Pure: the model in, plain data out.
  */
 import { sanitizeSql } from '../tracing/db-statements.js';
+import { percentile } from '../util/duration-histogram.js';
 import { spanNameShapes } from '../span-link/span-name-shape.js';
 import type { RunSpan } from './otlp-spans.js';
 import type { SpanTree } from './span-tree.js';
@@ -125,7 +126,6 @@ function unionNs(intervals: [number, number][]): number {
   return total;
 }
 
-const percentileOf = (sorted: readonly number[], p: number): number => (sorted.length === 0 ? 0 : (sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number));
 const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
 
 interface Call {
@@ -189,10 +189,10 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
           category,
           text,
           count: durations.length,
-          perRequestP50: percentileOf(sortedCounts, 50),
+          perRequestP50: percentile(sortedCounts, 50),
           perRequestMax: max,
           totalNs: durations.reduce((a, b) => a + b, 0),
-          p95Ns: percentileOf(sortedDurations, 95),
+          p95Ns: percentile(sortedDurations, 95),
           repeated: max >= REPEATED_CALLS,
         };
       })
@@ -214,7 +214,7 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
       httpNs,
       otherCallsNs,
       restNs: Math.max(0, durationNs - cpuNs - databaseNs - httpNs - otherCallsNs),
-      databaseCallsP50: percentileOf(databaseCounts, 50),
+      databaseCallsP50: percentile(databaseCounts, 50),
       databaseCallsMax: databaseCounts[databaseCounts.length - 1] ?? 0,
       calls,
       waterfall: waterfallOf(model, roots, under, parent, cpuOfSpans),

@@ -21,6 +21,14 @@ export function addDuration(histogram: Histogram, durationNs: number): void {
   histogram[bucket] = (histogram[bucket] ?? 0) + 1;
 }
 
+/** The nearest rank of percentile `p` (0–100) among `count` values, from 1. */
+const rankOf = (p: number, count: number): number => Math.max(1, Math.ceil((p / 100) * count));
+
+/** Nearest-rank percentile `p` (0–100) of ascending values, exactly (the rule percentileNs reads the buckets by); 0 when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted.length === 0 ? 0 : (sorted[rankOf(p, sorted.length) - 1] as number);
+}
+
 /**
  * Nearest-rank percentile `p` (0–100) of the durations counted, as its bucket's upper bound capped
  * at `maxNs`; 0 when nothing was counted.
@@ -31,7 +39,7 @@ export function percentileNs(histogram: Histogram, p: number, maxNs: number): nu
     .sort((a, b) => a - b);
   const count = buckets.reduce((sum, bucket) => sum + (histogram[bucket] as number), 0);
   if (count === 0) return 0;
-  const rank = Math.max(1, Math.ceil((p / 100) * count));
+  const rank = rankOf(p, count);
   let seen = 0;
   for (const bucket of buckets) {
     seen += histogram[bucket] as number;
