@@ -551,7 +551,7 @@ function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>
     const node = columns.stack[row] as number;
     const frame = index.stackFrame[node] as number;
     if (frame < 0) continue;
-    const caller = index.frames.app[frame] === true ? -1 : frameAbove(index, index.stackParent[node] as number, isApp, memo);
+    const caller = isApp(frame) ? -1 : frameAbove(index, index.stackParent[node] as number, isApp, memo);
     const key = `${frame} ${caller}`;
     let entry = self.get(key);
     if (entry === undefined) self.set(key, (entry = caller < 0 ? { frame, value: 0 } : { frame, value: 0, caller }));

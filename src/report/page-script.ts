@@ -321,7 +321,7 @@ export const PAGE_SCRIPT = String.raw`
     const owners = endpoint.byOwner.filter((o) => o.value > 0);
     const cpuWhole = owners.reduce((n, o) => n + o.value, 0);
     byTestId('by-owner').textContent = owners.length === 0 ? '' : 'CPU by whose code ran: ' + owners.map((o) => o.owner + ' ' + formatPercent(o.value, cpuWhole)).join(' · ');
-    const repeated = waits.calls.filter((c) => c.repeated).sort((a, b) => b.perRequestMax - a.perRequestMax)[0];
+    const repeated = waits.repeated;
     const flag = byTestId('repeated');
     flag.hidden = !repeated;
     flag.textContent = repeated ? 'Repeated in one request: ' + repeated.text + ' — run up to ' + repeated.perRequestMax + ' times in a request (p50 ' + repeated.perRequestP50 + '); one query for all of them would save most of its ' + formatDuration(repeated.totalNs / waits.requests) + ' a request.' : '';

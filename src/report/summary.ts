@@ -75,7 +75,7 @@ function waitsText(endpoint: EndpointStats): string | undefined {
   if (waits.httpNs > 0) parts.push(`HTTP calls ${formatDuration(waits.httpNs)}`);
   if (waits.otherCallsNs > 0) parts.push(`other calls ${formatDuration(waits.otherCallsNs)}`);
   parts.push(`neither ${formatDuration(waits.restNs)}`);
-  const repeated = waits.calls.filter((call) => call.repeated).sort((a, b) => b.perRequestMax - a.perRequestMax)[0];
+  const { repeated } = waits;
   if (repeated !== undefined) parts.push(`repeated: "${truncate(printable(repeated.text), STATEMENT_WIDTH)}" ×${repeated.perRequestMax} in one request`);
   return `  ${truncate(printable(endpoint.name) || '(unnamed)', NAME_WIDTH)}  ${formatDuration(waits.durationNs)}: ${parts.join(' · ')}`;
 }

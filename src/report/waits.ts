@@ -82,6 +82,8 @@ export interface EndpointWaits {
   databaseCallsMax: number;
   /** The heaviest kinds of call by total time, at most TOP_CALLS. */
   calls: CallStats[];
+  /** Of those flagged repeated, the one made the most times in one request: what the summary and the page call out. */
+  repeated: CallStats | undefined;
   waterfall: Waterfall | undefined;
 }
 
@@ -148,9 +150,15 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
     list.push(i);
   });
 
-  return model.endpoints.map(({ roots }) => {
+  // Every endpoint's requests in one pass over the samples (cpuOfSpans walks all of them).
+  const cpu = cpuOfSpans(model.endpoints.flatMap(({ roots }) => roots));
+  let next = 0;
+  const waits = model.endpoints.map(({ roots }): EndpointWaits | undefined => {
+    const first = next;
+    next += roots.length;
     if (roots.length === 0) return undefined;
-    const cpu = cpuOfSpans(roots);
+    const mainCpu = cpu.main.slice(first, next);
+    const workersCpu = cpu.workers.slice(first, next);
     const perRequest = roots.map((r) => {
       const request = spans[r] as RunSpan;
       // Offsets from the request's start: epoch nanoseconds do not fit a number exactly.
@@ -201,7 +209,7 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
 
     const databaseCounts = perRequest.map(({ calls: made }) => made.filter((call) => call.category === 'database').length).sort((a, b) => a - b);
     const durationNs = mean(perRequest.map((r) => r.durationNs));
-    const cpuNs = mean(cpu.main);
+    const cpuNs = mean(mainCpu);
     const databaseNs = mean(perRequest.map((r) => r.databaseNs));
     const httpNs = mean(perRequest.map((r) => r.httpNs));
     const otherCallsNs = mean(perRequest.map((r) => r.otherNs));
@@ -209,7 +217,7 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
       requests: roots.length,
       durationNs,
       cpuNs,
-      workerCpuNs: mean(cpu.workers),
+      workerCpuNs: mean(workersCpu),
       databaseNs,
       httpNs,
       otherCallsNs,
@@ -217,13 +225,19 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
       databaseCallsP50: percentile(databaseCounts, 50),
       databaseCallsMax: databaseCounts[databaseCounts.length - 1] ?? 0,
       calls,
-      waterfall: waterfallOf(model, roots, under, parent, cpuOfSpans),
+      repeated: calls.filter((call) => call.repeated).sort((a, b) => b.perRequestMax - a.perRequestMax)[0],
+      waterfall: waterfallOf(model, roots, under, parent),
     };
   });
+  // The waterfalls' own CPU, in one pass too.
+  const shown = waits.flatMap((entry) => entry?.waterfall?.spans ?? []);
+  const own = cpuOfSpans(shown.map((span) => span.span)).own;
+  shown.forEach((span, i) => (span.cpuNs = own[i] as number));
+  return waits;
 }
 
-/** The slowest of `roots` with the spans under it, in start order, each at its depth. */
-function waterfallOf(model: WaitsInput, roots: readonly number[], under: ReadonlyMap<number, number[]>, parent: Int32Array, cpuOfSpans: CpuOfSpans): Waterfall {
+/** The slowest of `roots` with the spans under it, in start order, each at its depth (their CPU filled in by the caller). */
+function waterfallOf(model: WaitsInput, roots: readonly number[], under: ReadonlyMap<number, number[]>, parent: Int32Array): Waterfall {
   const { spans } = model.run;
   const slowest = roots.reduce((a, b) => ((spans[b] as RunSpan).durationNs > (spans[a] as RunSpan).durationNs ? b : a));
   const request = spans[slowest] as RunSpan;
@@ -236,14 +250,13 @@ function waterfallOf(model: WaitsInput, roots: readonly number[], under: Readonl
   // In start order; a parent before the children that start with it.
   const members = [...depth.keys()].sort((a, b) => Number((spans[a] as RunSpan).startNs - (spans[b] as RunSpan).startNs) || (depth.get(a) as number) - (depth.get(b) as number) || a - b);
   const shown = members.slice(0, WATERFALL_SPANS);
-  const own = cpuOfSpans(shown).own;
   return {
     root: slowest,
     durationNs: request.durationNs,
-    spans: shown.map((i, position) => {
+    spans: shown.map((i) => {
       const span = spans[i] as RunSpan;
       const category = i === slowest ? 'request' : CALL_KINDS.has(span.kind) ? categoryOf(span) : 'internal';
-      return { name: span.name, span: i, depth: depth.get(i) as number, category, offsetNs: Number(span.startNs - request.startNs), durationNs: span.durationNs, cpuNs: own[position] as number };
+      return { name: span.name, span: i, depth: depth.get(i) as number, category, offsetNs: Number(span.startNs - request.startNs), durationNs: span.durationNs, cpuNs: 0 };
     }),
     more: members.length - shown.length,
   };
