@@ -38,10 +38,8 @@ export function* encodeWithinLimits(profile: Profile, limits: IngestLimits = PYR
   }
   const pieces: Uint8Array[] = [];
   let droppedSamples = 0;
-  const parts = Math.ceil(profile.sample.length / limits.samples);
-  const size = Math.ceil(profile.sample.length / parts);
-  const pending: Profile['sample'][] = [];
-  for (let at = profile.sample.length; at > 0; at -= size) pending.push(profile.sample.slice(Math.max(0, at - size), at));
+  // Taken from the end: the first chunk first, and a halved one's halves in their order.
+  const pending = chunks(profile.sample, limits.samples).reverse();
   while (pending.length > 0) {
     const samples = pending.pop()!;
     const body = yield* encodeInSteps(pieceOf(profile, samples));
@@ -61,11 +59,15 @@ export function* encodeWithinLimits(profile: Profile, limits: IngestLimits = PYR
  */
 export function piecesBySamples(profile: Profile, maxSamples: number = MAX_PROFILE_SAMPLES): Profile[] {
   if (profile.sample.length <= maxSamples) return [profile];
-  const parts = Math.ceil(profile.sample.length / maxSamples);
-  const size = Math.ceil(profile.sample.length / parts);
-  const pieces: Profile[] = [];
-  for (let at = 0; at < profile.sample.length; at += size) pieces.push(pieceOf(profile, profile.sample.slice(at, at + size)));
-  return pieces;
+  return chunks(profile.sample, maxSamples).map((samples) => pieceOf(profile, samples));
+}
+
+/** `samples` in as few chunks of at most `max` as there can be, of even sizes, in order. */
+function chunks(samples: Profile['sample'], max: number): Profile['sample'][] {
+  const size = Math.ceil(samples.length / Math.ceil(samples.length / max));
+  const out: Profile['sample'][] = [];
+  for (let at = 0; at < samples.length; at += size) out.push(samples.slice(at, at + size));
+  return out;
 }
 
 /** A profile of `samples` of `whole`, with the tables they refer to only, strings renumbered. */

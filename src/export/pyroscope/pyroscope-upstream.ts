@@ -12,7 +12,7 @@ import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from '.
 
 /**
  * Gzipped pprof, as PPROF, but a profile past Pyroscope's size or samples limit goes as several
- * that each fit (ingest-limits.ts): one request per piece.
+ * that each fit (../profile-limits.ts): one request per piece.
  */
 function ingestPprof(log: Logger): WireFormat<ProfileType> {
   return {
