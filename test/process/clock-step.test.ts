@@ -15,9 +15,8 @@ import { fixture, runCli } from '../support/child.js';
 import { assertAttributed, assertLinked, linkedEnv, serverSpans } from '../support/linking.js';
 import { serveThenTerminate } from '../support/load.js';
 import { startReceiver } from '../support/receiver.js';
-import { skipUnless } from '../support/installed.js';
+import { LIBFAKETIME, skipUnless } from '../support/installed.js';
 
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 const SERVICE = 'clock-step';
 /** Stretches of REQUESTS / STEPS.length requests each. */
 const REQUESTS = 180;

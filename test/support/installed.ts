@@ -4,27 +4,28 @@
  * On a machine without one, its tests skip and say what to install; under CI=true they run and
  * fail instead, so a CI machine that lost a package cannot pass for a green build.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { CHROMIUM } from './browser.js';
+import { MARIADB_SERVER } from './mariadb.js';
+import { postgresBinDir } from './postgres.js';
+import { RABBITMQ_SERVER } from './rabbitmq.js';
+import { REDIS_SERVER } from './redis.js';
 
 interface Requirement {
   present: () => boolean;
   install: string;
 }
 
-const POSTGRES_ROOT = '/usr/lib/postgresql';
+/** Debian's libfaketime, which a test preloads into the app's processes to step their clock. */
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 
 const REQUIREMENTS = {
-  postgresql: {
-    present: () => existsSync(POSTGRES_ROOT) && readdirSync(POSTGRES_ROOT).some((major) => existsSync(path.join(POSTGRES_ROOT, major, 'bin/initdb'))),
-    install: 'apt-get install -y postgresql',
-  },
-  mariadb: { present: () => existsSync('/usr/sbin/mariadbd'), install: 'apt-get install -y mariadb-server' },
-  redis: { present: () => existsSync('/usr/bin/redis-server'), install: 'apt-get install -y redis-server' },
-  rabbitmq: { present: () => existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server'), install: 'apt-get install -y rabbitmq-server' },
+  postgresql: { present: () => postgresBinDir() !== undefined, install: 'apt-get install -y postgresql' },
+  mariadb: { present: () => existsSync(MARIADB_SERVER), install: 'apt-get install -y mariadb-server' },
+  redis: { present: () => existsSync(REDIS_SERVER), install: 'apt-get install -y redis-server' },
+  rabbitmq: { present: () => existsSync(RABBITMQ_SERVER), install: 'apt-get install -y rabbitmq-server' },
   chromium: { present: () => existsSync(CHROMIUM), install: 'apt-get install -y chromium (or CHROMIUM_PATH=<a Chromium binary>)' },
-  libfaketime: { present: () => existsSync('/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1'), install: 'apt-get install -y libfaketime' },
+  libfaketime: { present: () => existsSync(LIBFAKETIME), install: 'apt-get install -y libfaketime' },
 } satisfies Record<string, Requirement>;
 
 export type Needed = keyof typeof REQUIREMENTS;

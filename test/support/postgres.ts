@@ -13,13 +13,17 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
-/** The bin folder of the newest PostgreSQL installed the Debian way (/usr/lib/postgresql/<major>/bin). */
-function binDir(): string {
+/** The bin folder of the newest PostgreSQL installed the Debian way (/usr/lib/postgresql/<major>/bin), if any. */
+export function postgresBinDir(): string | undefined {
   const majors = existsSync(INSTALL_ROOT) ? readdirSync(INSTALL_ROOT).filter((v) => /^\d+$/.test(v)) : [];
-  const found = majors
+  return majors
     .sort((a, b) => Number(b) - Number(a))
     .map((major) => path.join(INSTALL_ROOT, major, 'bin'))
     .find((bin) => existsSync(path.join(bin, 'initdb')) && existsSync(path.join(bin, 'pg_ctl')));
+}
+
+function binDir(): string {
+  const found = postgresBinDir();
   if (!found) throw new Error(`PostgreSQL is not installed (no ${INSTALL_ROOT}/*/bin/initdb): run \`apt-get install -y postgresql\``);
   return found;
 }

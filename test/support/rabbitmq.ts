@@ -6,7 +6,7 @@ import { Child } from './child.js';
 import { freePort } from './local-server.js';
 
 /** Debian's rabbitmq-server: the real start script, not /usr/sbin's wrapper (that one runs the node as the rabbitmq user out of /var/lib/rabbitmq). */
-const SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
+export const RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
 /** Erlang's port mapper, which a RabbitMQ node registers its name with. */
 const EPMD = '/usr/bin/epmd';
 
@@ -23,7 +23,7 @@ export interface RabbitMq {
  * Erlang cookie and (no) plugins in the temp dir, none of the machine's own configuration read.
  */
 export async function startRabbitMq(): Promise<RabbitMq> {
-  if (!existsSync(SERVER)) throw new Error(`RabbitMQ is not installed (no ${SERVER}): run \`apt-get install -y rabbitmq-server\``);
+  if (!existsSync(RABBITMQ_SERVER)) throw new Error(`RabbitMQ is not installed (no ${RABBITMQ_SERVER}): run \`apt-get install -y rabbitmq-server\``);
   const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-rabbitmq-'));
   const [port, distPort, epmdPort] = [await freePort(), await freePort(), await freePort()];
   const file = (name: string, text?: string) => {
@@ -71,7 +71,7 @@ export async function startRabbitMq(): Promise<RabbitMq> {
   };
   try {
     await epmd.line(/epmd running/, 10_000, 'stderr');
-    server = new Child(spawn(SERVER, [], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+    server = new Child(spawn(RABBITMQ_SERVER, [], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
     await server.line(/Server startup complete/, 60_000);
   } catch (error) {
     await stop();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Child } from './child.js';
 import { freePort } from './local-server.js';
 
-const SERVER = '/usr/bin/redis-server';
+export const REDIS_SERVER = '/usr/bin/redis-server';
 
 export interface Redis {
   /** redis://127.0.0.1:<port> */
@@ -16,10 +16,10 @@ export interface Redis {
 
 /** A throwaway Redis on 127.0.0.1 (Debian's redis-server), nothing persisted, ready once it says so. */
 export async function startRedis(): Promise<Redis> {
-  if (!existsSync(SERVER)) throw new Error(`Redis is not installed (no ${SERVER}): run \`apt-get install -y redis-server\``);
+  if (!existsSync(REDIS_SERVER)) throw new Error(`Redis is not installed (no ${REDIS_SERVER}): run \`apt-get install -y redis-server\``);
   const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-redis-'));
   const port = await freePort();
-  const server = new Child(spawn(SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const server = new Child(spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }));
   const stop = async () => {
     server.process.kill('SIGTERM');
     await server.exit(30_000).catch(() => server.process.kill('SIGKILL'));
