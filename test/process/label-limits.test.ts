@@ -4,11 +4,11 @@
  * 3000 characters among ordinary requests; a window of more samples than a profile may hold.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fixture, runCli } from '../support/child.js';
 import { assertAttributed, cpuIngests, linkedEnv } from '../support/linking.js';
 import { load, serveThenTerminate } from '../support/load.js';
-import { startReceiver } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 
 test("a span named with 3000 characters gets its name cut to Pyroscope's 2048 bytes, and no window is rejected", async (t) => {
   const receiver = await startReceiver();
@@ -36,15 +36,23 @@ test("a span named with 3000 characters gets its name cut to Pyroscope's 2048 by
   assertAttributed(t, receiver);
 });
 
-test("a window over Pyroscope's 16 000 samples reaches it as several valid profiles of that window, holding every sample", async (t) => {
+/**
+ * 30 000 jobs in one window (cut at exit), sampled every 100 µs: each job's span makes its samples a
+ * pprof sample of their own, tens of thousands in the window. Sent to the receiver; `env` adds to it.
+ */
+async function manySamples(t: TestContext, env: Record<string, string> = {}): Promise<Receiver> {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
-  // One window for the whole run (cut at exit), sampled every 100 µs: each job's span makes its
-  // samples a pprof sample of their own, tens of thousands in the window.
-  const env = { OTEL_SERVICE_NAME: 'many-samples', JOBS: '30000', WORK: '6000', ...linkedEnv(receiver), PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100', PYROSCOPE_FLUSH_INTERVAL_MS: '600000' };
-  const app = runCli([fixture('apps/order-jobs.cjs')], { env });
+  const app = runCli([fixture('apps/order-jobs.cjs')], {
+    env: { OTEL_SERVICE_NAME: 'many-samples', JOBS: '30000', WORK: '6000', ...linkedEnv(receiver), PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100', PYROSCOPE_FLUSH_INTERVAL_MS: '600000', ...env },
+  });
   t.after(() => app.process.kill('SIGKILL'));
   assert.equal((await app.exit(120_000)).code, 0, app.stderr);
+  return receiver;
+}
+
+test("a window over Pyroscope's 16 000 samples reaches it as several valid profiles of that window, holding every sample", async (t) => {
+  const receiver = await manySamples(t);
 
   const ingests = receiver.requests.filter((request) => request.endpoint === 'ingest');
   assert.deepEqual(ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no profile refused');
@@ -61,12 +69,7 @@ test("a window over Pyroscope's 16 000 samples reaches it as several valid profi
 });
 
 test("over OTLP, a window over Pyroscope's 16 000 samples goes as several requests whose profiles each fit, none refused", async (t) => {
-  const receiver = await startReceiver();
-  t.after(() => receiver.close());
-  const env = { OTEL_SERVICE_NAME: 'many-samples', JOBS: '30000', WORK: '6000', ...linkedEnv(receiver), PYRO_RUN_PROFILES_EXPORTER: 'otlp', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100', PYROSCOPE_FLUSH_INTERVAL_MS: '600000' };
-  const app = runCli([fixture('apps/order-jobs.cjs')], { env });
-  t.after(() => app.process.kill('SIGKILL'));
-  assert.equal((await app.exit(120_000)).code, 0, app.stderr);
+  const receiver = await manySamples(t, { PYRO_RUN_PROFILES_EXPORTER: 'otlp' });
 
   const sent = receiver.requests.filter((request) => request.endpoint === 'profiles');
   assert.deepEqual(sent.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no request refused');
