@@ -6,9 +6,13 @@ import type { LinkContext } from '../span-link/linking.js';
 import { publishSpanHooks } from '../span-link/public-processor.js';
 import { otelApi } from '../vendor.js';
 import { registered, type Registered } from './globals.js';
-import { type AnySpanProcessor, addSpanProcessor, guardedHooks, serviceNameOf } from './provider.js';
+import { type AnySpanProcessor, addSpanProcessor, guardedHooks, serviceNameOf, untestedSdk } from './provider.js';
+import { loadedVersions, requiredPaths } from './sdk-versions.js';
 import type { TracerSwitch } from './tracer-switch.js';
-import { watchAppOtel } from './watch.js';
+import { TRACE_SDK_PACKAGES, watchAppOtel } from './watch.js';
+
+/** The supported way to link an app's own provider, as the warnings say it. */
+const ADD_PUBLIC_PROCESSOR = "add pyroscopeSpanProcessor() where it is built: spanProcessors: [pyroscopeSpanProcessor(), ...] with import { pyroscopeSpanProcessor } from 'pyro-run'";
 
 export interface AppOtelOptions {
   /** What the app's tracer provider gets: span linking, and in local mode the recording's span batcher. */
@@ -49,6 +53,8 @@ export interface Own {
 export class AppOtel {
   private readonly hooks: AnySpanProcessor;
   private readonly providers = new WeakSet<object>();
+  /** The trace SDK packages the app loaded, with their versions: whether the fan-out route is tested on them. */
+  private readonly sdkVersions = new Map<string, string>();
 
   constructor(private readonly options: AppOtelOptions) {
     this.hooks = guardedHooks(options.processors, options.log);
@@ -59,7 +65,14 @@ export class AppOtel {
   /** Attaches to what the app registered before pyro-run started; returns what it found. */
   adopt(found: Registered = registered()): Registered {
     if (found.contextManager) this.options.linkContext?.(found.contextManager);
-    if (found.provider) this.attachProvider(found.provider);
+    if (found.provider) {
+      try {
+        for (const [pkg, version] of loadedVersions(TRACE_SDK_PACKAGES, requiredPaths())) this.sdkVersions.set(pkg, version);
+      } catch (error) {
+        this.options.log.debug(`could not read the versions of the app's trace SDK: ${reason(error)}`);
+      }
+      this.attachProvider(found.provider);
+    }
     return found;
   }
 
@@ -67,9 +80,13 @@ export class AppOtel {
   watch(own: Own): void {
     const { log } = this.options;
     const api = otelApi();
+    let sdkSeen = false;
     watchAppOtel(
       {
-        sdkLoaded: (pkg) => {
+        sdkLoaded: (pkg, version) => {
+          if (version !== undefined && !this.sdkVersions.has(pkg)) this.sdkVersions.set(pkg, version);
+          if (sdkSeen) return;
+          sdkSeen = true;
           // Its SDK's failures are its own to tell, as without pyro-run.
           own.releaseDiag?.();
           for (const instrumentation of own.instrumentations) {
@@ -113,7 +130,7 @@ export class AppOtel {
       const kind = provider.constructor?.name ?? 'object';
       log.warnOnce(
         'app-provider',
-        `the app's tracer provider (${kind}) takes no span processor once built, so its spans get no profile links; add pyro-run's where it is built: spanProcessors: [pyroscopeSpanProcessor(), ...] with import { pyroscopeSpanProcessor } from 'pyro-run'`,
+        `the app's tracer provider (${kind}) takes no span processor once built, so its spans get no profile links; ${ADD_PUBLIC_PROCESSOR}`,
       );
       return;
     }
@@ -124,7 +141,14 @@ export class AppOtel {
       log.debug(`could not read the app's service.name: ${reason(error)}`);
     }
     if (name !== undefined) this.options.renameService(name);
-    log.info(`the app's own OpenTelemetry SDK handles its spans${name === undefined ? '' : ` (service.name "${name}")`}; pyro-run ${attached === 'added' ? 'added' : 'found'} its span processor there and links the spans to profiles`);
+    const untested = attached === 'fan-out' ? untestedSdk(this.sdkVersions) : undefined;
+    if (untested !== undefined) {
+      log.warnOnce(
+        'app-provider-untested',
+        `the app's tracer provider (${untested}) was given pyro-run's span processor through its internals, which pyro-run is tested on for other releases; if its spans miss profile links, ${ADD_PUBLIC_PROCESSOR}`,
+      );
+    }
+    log.info(`the app's own OpenTelemetry SDK handles its spans${name === undefined ? '' : ` (service.name "${name}")`}; pyro-run ${attached === 'present' ? 'found' : 'added'} its span processor there and links the spans to profiles`);
     const settings = this.options.exportSettings;
     if (settings.length > 0) {
       log.warnOnce('app-exports', `${settings.join(', ')}: not used by pyro-run for spans — the app's own OpenTelemetry SDK exports them, with its own settings`);

@@ -10,8 +10,8 @@ const API_VERSIONS = ['>=1.0.0 <2'];
 
 /** What the app does with OpenTelemetry after pyro-run started, as the watch sees it. */
 export interface AppOtelEvents {
-  /** The app loaded a trace SDK package: it is about to build its own tracing. */
-  sdkLoaded(pkg: string): void;
+  /** The app loaded a trace SDK package (each copy, with its version when known): it is about to build its own tracing. */
+  sdkLoaded(pkg: string, version: string | undefined): void;
   /**
    * The app registers its tracer provider, context manager or propagator with the API. Each
    * returns true when it took the registration over (then the app's call reports success), false
@@ -40,12 +40,11 @@ const WATCH_VERSION = '1';
  * Watches the app's own OpenTelemetry packages as they load, through the same require and import
  * hooks as the instrumentations (an instrumentation of OpenTelemetry itself): each copy of
  * `@opentelemetry/api` the app loads — its CJS and ESM builds are separate singletons — gets its
- * three `setGlobal…` calls routed through `events`, and the first trace SDK package loaded is
- * reported. pyro-run's own OpenTelemetry packages are bundled and never load under these names.
+ * three `setGlobal…` calls routed through `events`, and every trace SDK package loaded is
+ * reported with its version. pyro-run's own OpenTelemetry packages are bundled and never load under these names.
  */
 export function watchAppOtel(events: AppOtelEvents): Instrumentation {
   const { InstrumentationBase, InstrumentationNodeModuleDefinition } = otelInstrumentation();
-  let sdkSeen = false;
   const patchApi = (exports: ApiExports): ApiExports => {
     intercept(exports.trace, 'setGlobalTracerProvider', (value) => events.tracerProvider(value as object));
     intercept(exports.context, 'setGlobalContextManager', (value) => events.contextManager(value as ContextManager));
@@ -56,11 +55,8 @@ export function watchAppOtel(events: AppOtelEvents): Instrumentation {
     });
     return exports;
   };
-  const sdkLoaded = (pkg: string) => (exports: unknown) => {
-    if (!sdkSeen) {
-      sdkSeen = true;
-      events.sdkLoaded(pkg);
-    }
+  const sdkLoaded = (pkg: string) => (exports: unknown, version?: string) => {
+    events.sdkLoaded(pkg, version);
     return exports;
   };
 

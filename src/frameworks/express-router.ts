@@ -12,6 +12,13 @@ interface RouterPatcher {
 }
 
 /**
+ * The releases of router's instrumentation whose `_requestHandlerPatcher` (a private method) this
+ * is tested on: the one bundled, in test/process/frameworks.test.ts. Another release keeps all of
+ * router's spans, as without pyro-run, until it is tested.
+ */
+export const ROUTER_TESTED: readonly string[] = ['0.68.0'];
+
+/**
  * express 5 routes through the `router` package, and two instrumentations of the set span its
  * layers: express's, on every layer an app registers (`request handler`, `middleware - <name>`,
  * with `express.*` attributes), and router's, on every `Layer#handleRequest` call — the same
@@ -31,7 +38,7 @@ export function routerYieldsToExpress(instrumentations: readonly Instrumentation
   if (!instrumentations.some((i) => i.instrumentationName === EXPRESS)) return;
   const router = instrumentations.find((i) => i.instrumentationName === ROUTER) as (Instrumentation & Partial<RouterPatcher>) | undefined;
   const patcher = router?._requestHandlerPatcher;
-  if (router === undefined || typeof patcher !== 'function') return;
+  if (router === undefined || typeof patcher !== 'function' || !ROUTER_TESTED.includes(router.instrumentationVersion)) return;
   const { isWrapped } = otelInstrumentation();
   /** The express instrumentation spans this layer: it wrapped its handle, or the app the request is in. */
   const spannedByExpress = (layer: unknown, req: unknown): boolean =>

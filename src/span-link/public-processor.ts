@@ -32,6 +32,7 @@ export function publishSpanHooks(hooks: SpanHooks | undefined): void {
 
 export function pyroscopeSpanProcessor(): PyroscopeSpanProcessor {
   const state = globalState();
+  state.publicProcessorMade = true;
   return {
     [BRAND]: true,
     onStart(span, parentContext) {
@@ -43,6 +44,15 @@ export function pyroscopeSpanProcessor(): PyroscopeSpanProcessor {
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   } as PyroscopeSpanProcessor;
+}
+
+/**
+ * The app made a `pyroscopeSpanProcessor()` (for its provider): then the agent adds nothing to the
+ * app's provider itself. A process builds its trace SDK once; an app that made ours and still
+ * built a provider without it is told so by the missing links, as with any processor left out.
+ */
+export function publicProcessorMade(): boolean {
+  return globalState().publicProcessorMade === true;
 }
 
 export function isPyroscopeSpanProcessor(processor: unknown): boolean {

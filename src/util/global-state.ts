@@ -11,6 +11,8 @@ export interface GlobalState {
   started?: boolean;
   /** The running agent's span hooks, which `pyroscopeSpanProcessor()` forwards to. */
   spanHooks?: { onStart(span: object, parentContext: unknown): void; onEnd(span: object): void };
+  /** The app made a `pyroscopeSpanProcessor()`: the supported way in, so its provider is not reached into. */
+  publicProcessorMade?: boolean;
 }
 
 export function globalState(): GlobalState {

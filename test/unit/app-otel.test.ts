@@ -10,7 +10,9 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { AppOtel } from '../../src/app-otel/attach.js';
-import { addSpanProcessor, serviceNameOf } from '../../src/app-otel/provider.js';
+import { addSpanProcessor, serviceNameOf, untestedSdk } from '../../src/app-otel/provider.js';
+import { loadedVersions } from '../../src/app-otel/sdk-versions.js';
+import { globalState } from '../../src/util/global-state.js';
 import { TracerSwitch } from '../../src/app-otel/tracer-switch.js';
 import { Logger } from '../../src/log.js';
 import { pyroscopeSpanProcessor, publishSpanHooks, type SpanHooks } from '../../src/span-link/public-processor.js';
@@ -39,7 +41,7 @@ describe('addSpanProcessor', () => {
     const calls: string[] = [];
     const { provider, exporter } = appProvider(calls);
     const early = provider.getTracer('early');
-    assert.equal(addSpanProcessor(provider, recordingProcessor('ours', calls)), 'added');
+    assert.equal(addSpanProcessor(provider, recordingProcessor('ours', calls)), 'fan-out');
     early.startSpan('GET /', {}, ROOT_CONTEXT).end();
     provider.getTracer('late').startSpan('query', {}, ROOT_CONTEXT).end();
     assert.deepEqual(calls, ['ours start GET /', 'app start GET /', 'ours end GET /', 'app end GET /', 'ours start query', 'app start query', 'ours end query', 'app end query']);
@@ -55,8 +57,11 @@ describe('addSpanProcessor', () => {
       assert.equal(addSpanProcessor(provider, recordingProcessor('ours', calls)), 'present');
       provider.getTracer('t').startSpan('GET /', {}, ROOT_CONTEXT).end();
       assert.deepEqual(calls, ['agent start GET /', 'agent end GET /']);
+      const untouchable = new Proxy({}, { get: (_target, key) => assert.fail(`read ${String(key)} of a provider the app linked itself`) });
+      assert.equal(addSpanProcessor(untouchable, recordingProcessor('ours', calls)), 'present', 'the supported way in: nothing is reached into to add ours');
     } finally {
       publishSpanHooks(undefined);
+      globalState().publicProcessorMade = undefined;
     }
   });
 
@@ -67,6 +72,18 @@ describe('addSpanProcessor', () => {
     assert.equal(addSpanProcessor(legacy, ours), 'added');
     assert.deepEqual(added, [ours]);
     assert.equal(addSpanProcessor({ getTracer: () => undefined }, ours), 'unsupported');
+  });
+
+  it('tells a trace SDK release the fan-out route is not tested on, by major', () => {
+    const cases: [Record<string, string>, string | undefined][] = [
+      [{}, undefined],
+      [{ '@opentelemetry/sdk-trace-base': '2.12.1' }, undefined],
+      [{ '@opentelemetry/sdk-trace': '3.0.0', '@opentelemetry/sdk-node': '0.300.0' }, undefined],
+      [{ '@opentelemetry/sdk-trace-base': '4.0.0' }, '@opentelemetry/sdk-trace-base@4.0.0'],
+      [{ '@opentelemetry/sdk-trace-base': '2.12.1', '@opentelemetry/sdk-trace': '2.12.1' }, undefined],
+      [{ '@opentelemetry/sdk-trace-base': '1.30.1' }, '@opentelemetry/sdk-trace-base@1.30.1'],
+    ];
+    for (const [loaded, expected] of cases) assert.equal(untestedSdk(new Map(Object.entries(loaded))), expected, JSON.stringify(loaded));
   });
 
   it("reads the provider's service.name", () => {
@@ -127,5 +144,32 @@ describe('AppOtel', () => {
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /^pyro-run: warning: the app's tracer provider \(SealedProvider\) takes no span processor once built/);
     assert.match(lines[0]!, /spanProcessors: \[pyroscopeSpanProcessor\(\), \.\.\.\] with import \{ pyroscopeSpanProcessor \} from 'pyro-run'/);
+  });
+});
+
+describe('loadedVersions', () => {
+  it('finds each package by the innermost node_modules of its modules, the first copy found, one package.json read each', () => {
+    const read: string[] = [];
+    const versions: Record<string, string> = {
+      '/app/node_modules/@opentelemetry/sdk-node/': '0.300.0',
+      '/app/node_modules/@opentelemetry/sdk-node/node_modules/@opentelemetry/sdk-trace-base/': '2.12.1',
+      '/app/node_modules/@opentelemetry/sdk-trace-base/': '1.30.0',
+    };
+    const found = loadedVersions(
+      ['@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-trace'],
+      [
+        '/app/node_modules/@opentelemetry/sdk-node/build/src/sdk.js',
+        '/app/node_modules/@opentelemetry/sdk-node/node_modules/@opentelemetry/sdk-trace-base/build/src/index.js',
+        '/app/node_modules/@opentelemetry/sdk-node/node_modules/@opentelemetry/sdk-trace-base/build/src/Tracer.js',
+        '/app/node_modules/@opentelemetry/sdk-trace-base/build/src/index.js',
+        '/app/server.js',
+      ],
+      (dir) => {
+        read.push(dir);
+        return versions[dir];
+      },
+    );
+    assert.deepEqual([...found], [['@opentelemetry/sdk-trace-base', '2.12.1']]);
+    assert.deepEqual(read, ['/app/node_modules/@opentelemetry/sdk-node/node_modules/@opentelemetry/sdk-trace-base/']);
   });
 });

@@ -1,17 +1,21 @@
 /** express 5 and the router instrumentation: router's spans stand down where express's instrumentation spans. */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { routerYieldsToExpress } from '../../src/frameworks/express-router.js';
+import { ROUTER_TESTED, routerYieldsToExpress } from '../../src/frameworks/express-router.js';
+import { repoRoot } from '../support/child.js';
 
 type Handler = (this: unknown, ...args: unknown[]) => unknown;
 
 const EXPRESS = { instrumentationName: '@opentelemetry/instrumentation-express' } as Instrumentation;
 
 /** A stand-in for router's instrumentation whose patcher marks what it would span. */
-function routerInstrumentation() {
+function routerInstrumentation(instrumentationVersion = ROUTER_TESTED[0]) {
   return {
     instrumentationName: '@opentelemetry/instrumentation-router',
+    instrumentationVersion,
     _requestHandlerPatcher: (original: Handler): Handler =>
       function traced(this: unknown, ...args: unknown[]) {
         return `traced ${String(original.apply(this, args))}`;
@@ -54,6 +58,18 @@ describe('routerYieldsToExpress', () => {
     const before = router._requestHandlerPatcher;
     routerYieldsToExpress([router as unknown as Instrumentation]);
     assert.equal(router._requestHandlerPatcher, before);
+  });
+
+  it('leaves a release of router it is not tested on alone: all of its spans stay, as without pyro-run', () => {
+    const router = routerInstrumentation('99.0.0');
+    const before = router._requestHandlerPatcher;
+    routerYieldsToExpress([EXPRESS, router as unknown as Instrumentation]);
+    assert.equal(router._requestHandlerPatcher, before);
+  });
+
+  it('the bundled router instrumentation is a release it is tested on', async () => {
+    const { version } = JSON.parse(await readFile(path.join(repoRoot, 'node_modules/@opentelemetry/instrumentation-router/package.json'), 'utf8')) as { version: string };
+    assert.ok(ROUTER_TESTED.includes(version), `bundled ${version}; tested: ${ROUTER_TESTED.join(', ')} — run test/process/frameworks.test.ts and add it`);
   });
 
   it('does nothing without the router instrumentation, or with one that has no such patcher', () => {
