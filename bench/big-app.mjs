@@ -34,10 +34,11 @@ import { interleave } from './lib/interleave.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
 import { render, spread } from './lib/table.mjs';
+import { readWindowCosts } from './lib/window-costs.mjs';
 import { findWrk, wrk } from './lib/wrk.mjs';
-import { parseWindowCost } from '../dist/src/profiling/window-encoder.js';
 
 const PROBE = path.join(BENCH, 'probes/loop-delay.mjs');
+const COST_PROBE = path.join(BENCH, 'probes/window-costs.mjs');
 const FLUSH_INTERVAL_MS = 10_000;
 const PACED = { connections: 8, pauseMs: 20 };
 const SATURATED_SECONDS = 8;
@@ -59,15 +60,16 @@ const bin = findWrk();
 
 async function measure({ shape, contender }) {
   const delayFile = path.join(os.tmpdir(), `big-app-delay-${process.pid}-${contender.id}-${shape.id.replace(/\W/g, '_')}.txt`);
-  const withProbe = { ...contender, preload: ['--import', PROBE, ...contender.preload] };
-  const env = { ...shape.env, BENCH_LOOP_DELAY_FILE: delayFile, PYRO_RUN_LOG_LEVEL: 'debug', PYROSCOPE_FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS) };
+  const costFile = `${delayFile}.costs.jsonl`;
+  const withProbe = { ...contender, preload: ['--import', PROBE, '--import', COST_PROBE, ...contender.preload] };
+  const env = { ...shape.env, BENCH_LOOP_DELAY_FILE: delayFile, BENCH_WINDOW_COST_FILE: costFile, PYROSCOPE_FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS) };
   const app = await launchApp(withProbe, APP, { sinkUrl: sink.url, extraEnv: env, pinned: !unpinned });
   try {
     const loadFrom = Date.now();
     await wrk(bin, `${app.url}/json`, { ...PACED, seconds });
     const pacedUntil = Date.now();
     const { rps } = stallOnly ? { rps: Number.NaN } : await wrk(bin, `${app.url}/json`, { connections: 16, seconds: SATURATED_SECONDS });
-    const holds = app.handle.stderr.split('\n').map(parseWindowCost).filter(Boolean);
+    const holds = readWindowCosts(costFile);
     // `<slice start ms> <slice end ms> <max ms> …` per slice; the paced phase's, from the app's start on.
     const slices = readFileSync(delayFile, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)).filter(([, end]) => end <= pacedUntil);
     const worstOf = (list) => Math.max(...list.map(([, , max]) => max));
@@ -83,6 +85,7 @@ async function measure({ shape, contender }) {
   } finally {
     await app.handle.stop('SIGKILL');
     rmSync(delayFile, { force: true });
+    rmSync(costFile, { force: true });
   }
 }
 

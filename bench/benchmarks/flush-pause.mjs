@@ -21,11 +21,12 @@ import { interleave } from '../lib/interleave.mjs';
 import { startSink } from '../lib/sink.mjs';
 import { max, median, percentile } from '../lib/stats.mjs';
 import { num, render, signed } from '../lib/table.mjs';
+import { readWindowCosts } from '../lib/window-costs.mjs';
 import { findWrk, wrk } from '../lib/wrk.mjs';
-import { parseWindowCost } from '../../dist/src/profiling/window-encoder.js';
 
 const APP = path.join(BENCH, 'apps/express.cjs');
 const PROBE = path.join(BENCH, 'probes/loop-delay.mjs');
+const COST_PROBE = path.join(BENCH, 'probes/window-costs.mjs');
 const CONNECTIONS = 16;
 const GOAL_MS = 10;
 /**
@@ -38,11 +39,6 @@ const LEAD_MS = 500;
 const LAG_MS = 250;
 /** Uploads closer than this belong to one flush (the CPU and the wall profile of a window). */
 const SAME_FLUSH_MS = 500;
-
-/** pyro-run's own hold on the loop per window, in order, from its stderr (its debug line per window encoded). */
-function ownWorkOf(stderr) {
-  return stderr.split('\n').map(parseWindowCost).filter(Boolean);
-}
 
 function readSlices(file) {
   return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => {
@@ -81,21 +77,22 @@ function flushesOf(events, from, to) {
 async function measureOnce(bin, contender, sink, { seconds, warmupSeconds, flushMs }) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pyro-bench-pause-'));
   const file = path.join(dir, 'slices.txt');
+  const costFile = path.join(dir, 'window-costs.jsonl');
   try {
     const { handle, url } = await launchApp(contender, APP, {
       sinkUrl: sink.url,
-      nodeFlags: ['--import', PROBE],
-      extraEnv: { BENCH_LOOP_DELAY_FILE: file, PYROSCOPE_FLUSH_INTERVAL_MS: String(flushMs), ...(contender.id === 'pyro' ? { PYRO_RUN_LOG_LEVEL: 'debug' } : {}) },
+      nodeFlags: ['--import', PROBE, '--import', COST_PROBE],
+      extraEnv: { BENCH_LOOP_DELAY_FILE: file, BENCH_WINDOW_COST_FILE: costFile, PYROSCOPE_FLUSH_INTERVAL_MS: String(flushMs) },
     });
     let from;
     let to;
     let load;
     let others;
-    let stderrAtStart = 0;
+    let costsAtStart = 0;
     try {
       await wrk(bin, `${url}/json`, { connections: CONNECTIONS, seconds: warmupSeconds });
       from = Date.now();
-      stderrAtStart = handle.stderr.length;
+      costsAtStart = readWindowCosts(costFile).length;
       const watch = watchCore(APP_CORE, handle.child.pid);
       load = await wrk(bin, `${url}/json`, { connections: CONNECTIONS, seconds });
       others = watch.end();
@@ -114,9 +111,9 @@ async function measureOnce(bin, contender, sink, { seconds, warmupSeconds, flush
       f.quietMaxMs = quietStretchMax(slices, (s) => !inFlush(s), own.length);
       f.excessMs = f.maxMs - f.quietMaxMs;
     }
-    // Windows are encoded, logged and uploaded in order: the n-th line logged since the start of
-    // the measurement is the n-th flush the sink saw since then.
-    const own = ownWorkOf(handle.stderr.slice(stderrAtStart));
+    // Windows are encoded, published and uploaded in order: the n-th cost published since the start
+    // of the measurement is the n-th flush the sink saw since then.
+    const own = readWindowCosts(costFile).slice(costsAtStart);
     seen.forEach((f, i) => {
       f.own = own[i];
     });

@@ -38,6 +38,14 @@ export const PPROF: WireFormat<ProfileType> = {
   gzip: true,
 };
 
+/**
+ * Each window's WindowCost is published here once it is encoded, for tools in the app's process
+ * that watch what the agent holds the event loop for (docs/performance.md, "Flush pauses and
+ * event-loop stalls"): subscribe with `diagnostics_channel.subscribe('pyro-run:profile-window', …)`.
+ */
+export const WINDOW_COST_CHANNEL = 'pyro-run:profile-window';
+const windowCosts = process.getBuiltinModule('node:diagnostics_channel').channel(WINDOW_COST_CHANNEL);
+
 type Done<K extends string> = (window: ProfileWindow, profiles: EncodedProfile<K>[]) => void;
 
 /**
@@ -61,7 +69,9 @@ export class WindowEncoder<K extends string = ProfileType> {
       (profiles) => {
         // What the window cost the app's event loop, for whoever wonders about pauses.
         const kb = profiles.reduce((sum, p) => sum + p.body.length, 0) / 1024;
-        this.log.debug(windowCostLine({ longestStopMs: window.longestStopMs, stops: window.stops, slices: stats.slices, longestSliceMs: stats.longestMs, kb }));
+        const cost: WindowCost = { longestStopMs: window.longestStopMs, stops: window.stops, slices: stats.slices, longestSliceMs: stats.longestMs, kb };
+        this.log.debug(windowCostLine(cost));
+        if (windowCosts.hasSubscribers) windowCosts.publish(cost);
         done(window, profiles);
       },
       failed,
@@ -92,17 +102,9 @@ export interface WindowCost {
   kb: number;
 }
 
-const COST_LINE = /profile window: (\d+) stops of at most ([\d.]+) ms, then (\d+) slices of at most ([\d.]+) ms; ([\d.]+) KB gzipped/;
-
 /** The debug line logged per window encoded. */
 export function windowCostLine(cost: WindowCost): string {
   return `profile window: ${cost.stops} stops of at most ${cost.longestStopMs.toFixed(1)} ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped`;
-}
-
-/** The cost in a line of the app's stderr, if it is one (bench/benchmarks/flush-pause.mjs reads them). */
-export function parseWindowCost(line: string): WindowCost | undefined {
-  const m = COST_LINE.exec(line);
-  return m ? { stops: Number(m[1]), longestStopMs: Number(m[2]), slices: Number(m[3]), longestSliceMs: Number(m[4]), kb: Number(m[5]) } : undefined;
 }
 
 /**

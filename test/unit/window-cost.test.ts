@@ -1,11 +1,12 @@
 /**
- * What a window's flush costs the app's event loop, as pyro-run reports it at debug level: the
- * slices counted by `runSliced`, and the encoder's line per window (the flush-pause benchmark reads
- * it from the app's stderr).
+ * What a window's flush costs the app's event loop, as pyro-run reports it: the slices counted by
+ * `runSliced`, the encoder's debug line per window, and the same cost on its diagnostics channel
+ * (which the benchmarks subscribe to).
  */
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { it } from 'node:test';
-import { parseWindowCost, PPROF, WindowEncoder, windowCostLine, type EncodedProfile } from '../../src/profiling/window-encoder.js';
+import { PPROF, WINDOW_COST_CHANNEL, WindowEncoder, type EncodedProfile, type WindowCost } from '../../src/profiling/window-encoder.js';
 import { Logger } from '../../src/log.js';
 import type { ProfileWindow } from '../../src/profiling/profiler.js';
 import { timePart } from '../../src/profiling/time-profile.js';
@@ -35,26 +36,34 @@ it('runSliced counts each slice and keeps the longest', async () => {
   assert.ok(whole.longestMs >= 9, `longest ${whole.longestMs} ms`);
 });
 
-it('the encoder logs one line per window with its stops, slices and size, which parseWindowCost reads back', async () => {
+it("the encoder publishes each window's stops, slices and size on its diagnostics channel, and logs them in one line", async () => {
   const lines: string[] = [];
-  const encoder = new WindowEncoder(new Logger('debug', (t) => t, (line) => lines.push(line)), PPROF);
-  const window: ProfileWindow = {
-    from: 1_700_000_000_000,
-    until: 1_700_000_015_000,
-    longestStopMs: 2.25,
-    stops: 3,
-    parts: [timePart([leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 }))], { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false })],
-  };
-  const encoded = await new Promise<EncodedProfile[]>((resolve, reject) => encoder.encode(window, (_, profiles) => resolve(profiles), reject));
+  const published: WindowCost[] = [];
+  const onCost = (cost: unknown) => published.push(cost as WindowCost);
+  subscribe(WINDOW_COST_CHANNEL, onCost);
+  try {
+    const encoder = new WindowEncoder(new Logger('debug', (t) => t, (line) => lines.push(line)), PPROF);
+    const window: ProfileWindow = {
+      from: 1_700_000_000_000,
+      until: 1_700_000_015_000,
+      longestStopMs: 2.25,
+      stops: 3,
+      parts: [timePart([leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 }))], { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false })],
+    };
+    const encoded = await new Promise<EncodedProfile[]>((resolve, reject) => encoder.encode(window, (_, profiles) => resolve(profiles), reject));
 
-  assert.equal(lines.length, 1);
-  const cost = parseWindowCost(lines[0] ?? '');
-  assert.ok(cost, lines[0]);
-  assert.equal(cost.longestStopMs, 2.3);
-  assert.equal(cost.stops, 3);
-  assert.ok(cost.slices >= 3, `${cost.slices} slices: the build and each profile's encoding`);
-  assert.ok(cost.longestSliceMs > 0);
-  assert.equal(cost.kb, Number((encoded.reduce((sum, p) => sum + p.body.length, 0) / 1024).toFixed(1)));
-  assert.equal(parseWindowCost('pyro-run: debug: instrumentations: http, express'), undefined);
-  assert.deepEqual(parseWindowCost(windowCostLine({ longestStopMs: 1.5, stops: 8, slices: 7, longestSliceMs: 4.25, kb: 60 })), { longestStopMs: 1.5, stops: 8, slices: 7, longestSliceMs: 4.3, kb: 60 });
+    assert.equal(published.length, 1);
+    const [cost] = published;
+    assert.ok(cost);
+    assert.equal(cost.longestStopMs, 2.25);
+    assert.equal(cost.stops, 3);
+    assert.ok(cost.slices >= 3, `${cost.slices} slices: the build and each profile's encoding`);
+    assert.ok(cost.longestSliceMs > 0);
+    assert.equal(cost.kb, encoded.reduce((sum, p) => sum + p.body.length, 0) / 1024);
+    assert.deepEqual(lines, [
+      `pyro-run: debug: profile window: 3 stops of at most 2.3 ms, then ${cost.slices} slices of at most ${cost.longestSliceMs.toFixed(1)} ms; ${cost.kb.toFixed(1)} KB gzipped\n`,
+    ]);
+  } finally {
+    unsubscribe(WINDOW_COST_CHANNEL, onCost);
+  }
 });
