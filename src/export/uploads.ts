@@ -26,11 +26,11 @@ export class Uploads implements Destination {
   /**
    * Loads what uploads need — undici's parts and each upstream's encoder — in the preload (boot.ts),
    * before the app's main module runs, rather than at the first upload in the middle of its
-   * traffic (~50–150 ms of the event loop on a first use). Not in the app's first turns of the
+   * traffic, where loading them holds its event loop. Not in the app's first turns of the
    * event loop either: an app that listens in its main module serves from its first turn, and work
    * left for those turns ran beside its first, coldest requests (the big app's first second of
-   * load, docs/performance.md). Here it costs the process's start ~35 ms, once, and holds nothing
-   * the app runs. A failure is left for the first real upload to report.
+   * load, docs/performance.md). Here it adds to the process's start, once (docs/performance.md,
+   * "Start-up"), and holds nothing the app runs. A failure is left for the first real upload to report.
    */
   prepare(): void {
     if (this.upstreams.length === 0) return;

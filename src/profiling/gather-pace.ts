@@ -1,9 +1,10 @@
 /**
  * How often the time sampler's profile is gathered within a window. Stopping V8's profile (and
  * restarting it) holds the event loop for as long as the addon takes to turn the profile's tree
- * into JavaScript objects: ~2.6 µs per node, and the tree of a 10 s window on an app of thousands of
- * functions has 3 000–3 600 nodes (docs/performance.md, "Flush pauses and event-loop stalls"; bench/big-app.mjs). A tree gathered
- * every second is a fraction of that, since it holds only the stacks of ~100 samples; each is
+ * into JavaScript objects, which grows with its nodes, and the tree of a whole window on an app of
+ * thousands of functions has thousands (docs/performance.md, "Flush pauses and event-loop stalls";
+ * bench/big-app.mjs). A tree gathered every second is a fraction of that, since it holds only the
+ * stacks of that second's samples; each is
  * folded into the window's stacks at once, and the window's pprof is built from them later, off
  * the cut (time-profile.ts).
  *

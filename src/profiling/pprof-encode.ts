@@ -51,9 +51,9 @@ const LABEL_FIELDS = [(1 << 3) | 0, (2 << 3) | 0, (3 << 3) | 0, (4 << 3) | 0] as
 
 /**
  * The samples as `Profile.encode()` writes them (field 2 of the profile, one message each), without
- * pprof-format's two arrays per number measured or written: a sample's stack is 40–100 location
- * IDs, and pprof-format took ~2–4 ms per 32 samples in a cold first window under load (~3× this
- * warm). Non-negative safe integers only (our counts, nanoseconds and IDs); anything else is left
+ * pprof-format's two arrays per number measured or written: a sample's stack is tens of location
+ * IDs, which made the samples the slowest part of encoding a window, most of all a cold first one
+ * under load. Non-negative safe integers only (our counts, nanoseconds and IDs); anything else is left
  * to pprof-format (undefined).
  */
 function encodeSamples(samples: readonly Sample[]): Uint8Array | undefined {

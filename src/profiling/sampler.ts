@@ -5,9 +5,9 @@ import type { TimeProfile } from '@datadog/pprof/out/src/v8-types.js';
 const require = createRequire(import.meta.url);
 /**
  * @datadog/pprof's native time profiler, without its JavaScript wrapper (`time-profiler.js`):
- * the wrapper turns a stopped profile into pprof in one synchronous call — 20–25 ms of a busy
- * express app's event loop at every window — and creates its async-frame key where we cannot reach
- * it. We take the raw tree instead and build the pprof in slices (window-profile.ts). The package
+ * the wrapper turns a stopped profile into pprof in one synchronous call — a pause of the app's
+ * event loop at every window (docs/performance.md, "Flush pauses and event-loop stalls") — and
+ * creates its async-frame key where we cannot reach it. We take the raw tree instead and build the pprof in slices (window-profile.ts). The package
  * has no `exports` map, so this path is public to Node; the version is pinned, and every profiling
  * test goes through it.
  */
@@ -21,7 +21,7 @@ const PPROF_BINDINGS = '@datadog/pprof/out/src/time-profiler-bindings.js';
  * queued across the profile's start, the addon's own note on `detectV8Bug`), which under a busy
  * machine can last for seconds at start-up, while the code every module loads is being logged.
  * A stuck processor stays stuck, so waiting costs only that thread's spin a little longer; a
- * restart in error costs a re-log of all of V8's code (78 ms of one express app's event loop).
+ * restart in error costs a re-log of all of V8's code, on the app's event loop.
  */
 export const SUSPECT_MICROS = { certain: 1_000_000, maybe: 10_000_000 } as const;
 
@@ -107,8 +107,8 @@ export class Sampler {
       collectCpuTime: withContexts && this.options.collectCpuTime,
       collectAsyncId: false,
       // The workaround for a V8 bug (the profiler's event loop getting stuck) sleeps on the main
-      // thread for up to two sampling intervals at every cut: 15–25 ms of event-loop pause per
-      // window here (docs/performance.md). DataDog's own tracer runs with it off by default
+      // thread for up to two sampling intervals at every cut: an event-loop pause per window
+      // (docs/performance.md, "Flush pauses and event-loop stalls"). DataDog's own tracer runs with it off by default
       // (DD_PROFILING_V8_PROFILER_BUG_WORKAROUND); the bug is still detected at every cut and the
       // sampler restarted (`stop`).
       workaroundV8Bug: false,
@@ -139,7 +139,7 @@ export class Sampler {
    * past the profile's start are dropped (the addon's own note on that check). Seen with stops
    * 250 ms to 1 s apart (gather-pace.ts): apps starting their own OpenTelemetry SDK read as
    * certainly stuck, an express app under load on Node 22 as possibly stuck — and a restart
-   * re-logs all of V8's code, 78 ms there. So such stops count only once they cover
+   * re-logs all of V8's code. So such stops count only once they cover
    * `SUSPECT_MICROS` in a row (`judgeStuck`).
    */
   stop(restart: boolean): TimeProfile | undefined {

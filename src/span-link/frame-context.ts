@@ -21,11 +21,13 @@ type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: un
  * span: an express request enters ~4 contexts, one per middleware span, all with the root's labels.
  *
  * The manager's own `with` and `attach` are wrapped on the instance: its `bind`, and OTel's binding
- * of event emitters, call `this.with`, so every way into a context goes through them.
+ * of event emitters, call `this.with`, so every way into a context goes through them. The app's
+ * manager can only be linked so, and pyro-run's own is linked the same way, so that linking is one
+ * piece of code whichever manager runs.
  *
  * One holder per labels object, not per context: a @datadog/pprof holder is a native object with
- * two global handles and a weak callback, and making one per context entered cost ~5% of the CPU
- * of an express request (`perf record`, samples per request; docs/performance.md). The labels keep
+ * two global handles and a weak callback, and making one per context entered showed in the CPU of
+ * every request (docs/performance.md, "CPU per request"). The labels keep
  * their holder through a WeakRef, and only while their span runs (SpanLabels.frameHolder): the
  * holder keeps its labels through a strong global handle, so a strong reference back would keep
  * both forever.

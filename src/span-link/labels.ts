@@ -99,7 +99,7 @@ export class SpanLabels {
  * Span object → the labels its samples carry, kept on the span itself under a symbol of this
  * registry: the labels die with their span, as with a WeakMap, without a WeakMap's cost — every
  * span of every request is registered, and weak-map entries are slower to add and have to be
- * traced by every garbage collection (measured: ~2 µs of a ~16 µs request-shaped span workload).
+ * traced by every garbage collection (docs/performance.md, "CPU per request").
  */
 export class LabelRegistry {
   private readonly key = Symbol('pyro-run span labels');

@@ -56,7 +56,7 @@ function resourceOf(serviceName: string, detectorNames: DetectorName[]) {
   // its attributes until waitForAsyncAttributes() has run: the SDK's BatchSpanProcessor calls it
   // before its first export, our span path reads the attributes directly, so it is called here once.
   // The attributes are then read once: the resource builds and keeps them at the first read, which
-  // would otherwise fall in the first span batch's encoding (3–5 ms of it on the big-app shape).
+  // would otherwise fall in the first span batch's encoding.
   resource
     .waitForAsyncAttributes?.()
     .then(() => resource.attributes)

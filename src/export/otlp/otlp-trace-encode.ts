@@ -11,9 +11,8 @@ import { nested, tag, Writer } from './proto-writer.js';
  * ProtobufTraceSerializer writes — the same fields, in the same order, with the same defaults
  * (test/unit/otlp-trace-encode.test.ts holds us to it) — written in one pass instead of two.
  *
- * Why our own: exporting spans is the largest cost of tracing we own. Side by side on the express
- * app (two processes on one core, CPU time per request), serializing the batches took ~6% of each
- * request's CPU and sending them ~3%. The SDK's serializer measures the whole request first, then
+ * Why our own: exporting spans is the largest cost of tracing we own (docs/performance.md, "CPU per
+ * request"), serializing the batches most of it. The SDK's serializer measures the whole request first, then
  * writes it, and allocates a byte array per trace and span ID; this writer reserves a length's
  * byte(s) in front of each message and moves the message only when its length needs more, and
  * writes IDs straight from their hex.
@@ -63,9 +62,10 @@ export function* encodeTraceSteps(spans: readonly ReadableSpan[]): Generator<voi
 
 /**
  * Runs the encoder once on a made-up span (every field kind: parent, attributes of each value
- * type, an event, a link, a status message) so that its code is compiled in the app's first turns
- * (the uploads' warm-up, uploads.ts) and not inside the first real batch's turn, where it cost
- * the big-app shape ~20 ms of event loop (bench/big-app.mjs). The size guess is left as it was.
+ * type, an event, a link, a status message) so that its code is compiled before the app runs (the
+ * uploads' warm-up in the preload, uploads.ts) and not inside the first real batch's turn, where it would
+ * hold the app's event loop (bench/big-app.mjs measures that first second). The size guess is left
+ * as it was.
  */
 export function prepareTraceEncoder(): void {
   const guess = bytesPerSpan;
