@@ -12,12 +12,12 @@
  *
  *   new NodeSDK({ spanProcessors: [pyroscopeSpanProcessor(), new BatchSpanProcessor({ exporter })] })
  */
-import { type Env, SETTINGS, type SettingKey } from './config.js';
+import { type Env, SETTINGS, type SettingKey } from './config/index.js';
 import { start as startFromEnv } from './agent/start.js';
 import { globalState } from './util/global-state.js';
 
-export type { Config, ProfileType, SpanScope } from './config.js';
-export { SETTINGS } from './config.js';
+export type { Config, ProfileType, SpanScope } from './config/index.js';
+export { SETTINGS } from './config/index.js';
 export { type PyroscopeSpanProcessor, pyroscopeSpanProcessor } from './span-link/public-processor.js';
 
 export type StartOptions = Partial<Record<SettingKey, string | number>>;

@@ -1,4 +1,4 @@
-import type { LogLevel } from './config.js';
+import type { LogLevel } from './config/index.js';
 import { printable } from './util/printable.js';
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };

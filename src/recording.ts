@@ -2,7 +2,7 @@
  * The on-disk recording format of local mode (docs/local-mode.md): written by the local
  * recorder, read by `pyro-run report`. One definition serves both.
  */
-import type { ProfileType } from './config.js';
+import type { ProfileType } from './config/index.js';
 import type { Histogram } from './util/duration-histogram.js';
 
 export const RECORDING_FORMAT = 'pyro-run-recording';

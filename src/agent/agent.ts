@@ -1,6 +1,6 @@
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from '../export/destination.js';
 import type { SpanBatcher } from '../tracing/span-batcher.js';

@@ -4,7 +4,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent, type Started } from './agent.js';
 import { appDirs } from '../util/app-dirs.js';
 import { startClientHooks } from '../clients/index.js';
-import { type Config, SETTINGS } from '../config.js';
+import { type Config, SETTINGS } from '../config/index.js';
 import type { Destination } from '../export/destination.js';
 import { HttpSender } from '../export/transport/http-sender.js';
 import { NO_DESTINATION } from '../export/no-destination.js';
@@ -104,7 +104,7 @@ export function boot(config: Config, log: Logger): Started {
   const destination: Destination = config.local
     ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
     : uploads(config, log);
-  if (profiler && !config.local && config.profilesExport.exporter === 'pyroscope' && !config.pyroscope.serverAddress) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
+  if (profiler && !config.local && config.profilesExport.exporter === 'pyroscope' && config.profilesExport.sender === undefined) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   const time = profiler?.time;
   const registry = new LabelRegistry();

@@ -17,7 +17,7 @@
  * the id "in the PID namespace of the reader", 0 when the leader is not in it). A daemon's
  * `setsid()` inside the namespace gives it a session the namespace sees, so 0 ≠ daemon holds.
  */
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 import { nodeFs } from '../util/builtins.js';
 import { statFields } from '../util/proc-stat.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { nodeFs } from '../util/builtins.js';
-import { type Config, type Env, readConfig, readSetting, SECRET_ENV } from '../config.js';
+import { type Config, type Env, readConfig, readSetting, SECRET_ENV } from '../config/index.js';
 import { appDirs } from '../util/app-dirs.js';
 import { basicCredential, urlCredentials } from '../util/basic-auth.js';
 import { isLauncher, isSkipped } from '../util/launchers.js';
@@ -8,7 +8,7 @@ import { watchLifeline } from './lifeline.js';
 import { envUnderPm2 } from '../util/pm2.js';
 import { Logger, reason } from '../log.js';
 import { createRedactor } from '../util/redact.js';
-import { proxyCredentials } from '../export/transport/proxy.js';
+import { proxyCredentials } from '../config/proxy.js';
 import type { Started } from './agent.js';
 
 /** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */

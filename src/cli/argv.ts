@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 
 /**
  * - node: the command is a Node binary; our flags go right after it.

@@ -2,7 +2,7 @@
  * The CLI's half of the flag ↔ env table: flag values become env vars for the child, and bad
  * values are found before anything starts. Pure: the caller passes the environment.
  */
-import { readConfig, SETTINGS, type Env, type Problem, type Setting, type SettingKey } from '../config.js';
+import { readConfig, SETTINGS, type Env, type Problem, type Setting, type SettingKey } from '../config/index.js';
 
 /** Flag values as typed on the command line, keyed like SETTINGS. */
 export type FlagValues = Partial<Record<SettingKey, string>>;

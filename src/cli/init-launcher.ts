@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 
 /**
  * `ENTRYPOINT ["npx", "pyro-run", "node", "server.js"]`: npm exec is PID 1. `docker stop`'s SIGTERM

@@ -6,7 +6,7 @@
  */
 import { pyroRunVersion } from '../util/own-version.js';
 import { Command, CommanderError, Help, Option } from 'commander';
-import { readConfig, SETTINGS, type Env, type Setting, type SettingKey } from '../config.js';
+import { readConfig, SETTINGS, type Env, type Setting, type SettingKey } from '../config/index.js';
 import { buildLaunch, classifyCommand, registerPath } from './argv.js';
 import { childEnv, flagProblems, type FlagValues } from './flags.js';
 import { fileFacts, targetNodeVersion } from './node-version.js';

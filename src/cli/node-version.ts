@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 import type { CommandKind, FileFacts } from './argv.js';
 
 /** A healthy `node -p` answers in well under a second; a hung or odd binary must not hold up the app. */

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_OUTPUT_DIR } from '../config.js';
+import { DEFAULT_OUTPUT_DIR } from '../config/index.js';
 import { aggregateRun } from '../report/aggregate.js';
 import { writeReportHtml } from '../report/html.js';
 import { loadRunSync, RunError } from '../report/load-run.js';

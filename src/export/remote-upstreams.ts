@@ -1,4 +1,4 @@
-import { type Config, overOwnOtlp } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { OtlpProfilesUpstream, otlpProfilesOptions } from './otlp/otlp-profiles-upstream.js';
 import { OtlpLogsUpstream } from './otlp/otlp-logs-upstream.js';
@@ -10,19 +10,23 @@ import { PyroscopeUpstream } from './pyroscope/pyroscope-upstream.js';
 import type { EndpointTls } from './transport/origin-tls.js';
 import type { Send, Upstream } from './upstream.js';
 
+/** The slice of the config the remote upstreams are built from: each signal's decided route and what the upstreams send with it. */
+export type RemoteConfig = Pick<Config, 'serviceName' | 'pyroscope' | 'resourceAttributes' | 'profilesExport' | 'traces' | 'metrics' | 'logs'>;
+
 /**
  * The backends the config sends to, one upstream each: a new destination is a new upstream file
- * and a line here. Profiles go over OTLP when asked (PYRO_RUN_PROFILES_EXPORTER=otlp), else to
- * Pyroscope when it has an address (none: sampled for span links only); spans, metrics and log
- * records over OTLP/HTTP go through us, while the SDK's own exporters carry grpc and console.
+ * and a line here. Each signal whose route says pyro-run sends it gets its upstream: profiles to
+ * Pyroscope's /ingest or over OTLP (PYRO_RUN_PROFILES_EXPORTER), spans, metrics and log records
+ * over OTLP/HTTP; what the SDK's own exporters send (grpc, console, prometheus) needs none.
  */
-export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstream[] {
+export function remoteUpstreams(config: RemoteConfig, send: Send, log: Logger): Upstream[] {
   const upstreams: Upstream[] = [];
   const { serverAddress } = config.pyroscope;
   const otlpProfiles = otlpProfilesOptions(config);
   if (otlpProfiles) upstreams.push(new OtlpProfilesUpstream(otlpProfiles, config.serviceName, send, log));
-  else if (serverAddress && config.profilesExport.exporter === 'pyroscope') upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
-  if (ownsSpanExport(config)) upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
+  // The address is set whenever profiles to Pyroscope are ours to send: checked for its type.
+  else if (config.profilesExport.sender === 'pyro-run' && serverAddress !== undefined) upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
+  if (config.traces.sender === 'pyro-run') upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
   const metrics = ownMetricsExport(config);
   if (metrics) upstreams.push(new OtlpMetricsUpstream(metrics, send, log));
   const logs = ownLogsExport(config);
@@ -30,32 +34,20 @@ export function remoteUpstreams(config: Config, send: Send, log: Logger): Upstre
   return upstreams;
 }
 
-/**
- * Log records over OTLP/HTTP are ours to send in remote mode, so that the final flush takes them
- * at `process.exit()` as it takes spans; grpc and console are the NodeSDK's exporters', and so is
- * everything in local mode, which records no logs.
- */
-export function ownLogsExport(config: Config): SignalEndpoint | undefined {
-  return ownSignal(config, config.logs);
+/** Log records, when their route says pyro-run sends them (OTLP/HTTP in remote mode): the final flush then takes them at `process.exit()` as it takes spans. */
+export function ownLogsExport({ logs }: Pick<Config, 'logs'>): SignalEndpoint | undefined {
+  return logs.sender === 'pyro-run' ? logs : undefined;
 }
 
-/** Metrics over OTLP/HTTP are ours to send in remote mode, as log records are (ownLogsExport); prometheus and console are the NodeSDK's readers'. */
-export function ownMetricsExport(config: Config): SignalEndpoint | undefined {
-  return ownSignal(config, config.metrics);
+/** Metrics, when their route says pyro-run sends them, as log records (ownLogsExport). */
+export function ownMetricsExport({ metrics }: Pick<Config, 'metrics'>): SignalEndpoint | undefined {
+  return metrics.sender === 'pyro-run' ? metrics : undefined;
 }
-
-function ownSignal(config: Config, signal: Config['metrics'] | Config['logs']): SignalEndpoint | undefined {
-  if (config.local !== undefined || !overOwnOtlp(signal) || signal.endpoint === undefined) return undefined;
-  return { ...signal, endpoint: signal.endpoint };
-}
-
-/** Spans over OTLP/HTTP are ours to send; grpc and console are the SDK's exporters'. */
-const ownsSpanExport = (config: Config) => overOwnOtlp(config.traces);
 
 /** The OTLP endpoints we send to, with the TLS files the config names for each (the SDK's grpc exporter reads its own). */
-export function otlpTlsEndpoints(config: Config): EndpointTls[] {
+export function otlpTlsEndpoints(config: RemoteConfig): EndpointTls[] {
   const endpoints: EndpointTls[] = [];
-  if (ownsSpanExport(config)) endpoints.push({ url: config.traces.endpoint ?? DEFAULT_TRACES_URL, files: config.traces.tls });
+  if (config.traces.sender === 'pyro-run') endpoints.push({ url: config.traces.endpoint ?? DEFAULT_TRACES_URL, files: config.traces.tls });
   const profiles = otlpProfilesOptions(config);
   if (profiles) endpoints.push({ url: profiles.endpoint, files: config.profilesExport.tls });
   for (const signal of [ownMetricsExport(config), ownLogsExport(config)]) if (signal) endpoints.push({ url: signal.endpoint, files: signal.tls });

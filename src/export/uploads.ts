@@ -7,7 +7,7 @@ import { untilDeadline } from '../util/deadline.js';
 import type { Destination, FinalData } from './destination.js';
 import type { HttpSender } from './transport/http-sender.js';
 import { type Outgoing, routeOf } from './transport/outgoing.js';
-import type { ProxySettings } from './transport/proxy.js';
+import type { ProxySettings } from '../config/proxy.js';
 import type { Upstream } from './upstream.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { TimeProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import { nodeZlib } from '../util/builtins.js';
 import { gzip, gzipSync } from '../util/gzip.js';
-import type { ProfileType } from '../config.js';
+import type { ProfileType } from '../config/index.js';
 import { encodeInSteps } from './pprof-encode.js';
 import type { ProfileWindow } from './profiler.js';
 import type { Logger } from '../log.js';

@@ -1,7 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import { otelApi } from '../vendor.js';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { SpanScope } from '../config.js';
+import type { SpanScope } from '../config/index.js';
 import { ATTR_PROFILE_ID } from '../wire.js';
 import { type LabelRegistry, SpanLabels } from './labels.js';
 

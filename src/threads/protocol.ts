@@ -1,4 +1,4 @@
-import type { LogLevel, ProfileType, SpanScope } from '../config.js';
+import type { LogLevel, ProfileType, SpanScope } from '../config/index.js';
 import type { AllocationProfileNode } from '@datadog/pprof/out/src/v8-types.js';
 import type { FoldShipment } from '../profiling/fold-shipment.js';
 

@@ -1,7 +1,7 @@
 import { API_GLOBAL, delegateOf, type Registry } from '../app-otel/globals.js';
 import { addSpanProcessor, guardedHooks } from '../app-otel/provider.js';
 import type { Logger } from '../log.js';
-import type { SpanScope } from '../config.js';
+import type { SpanScope } from '../config/index.js';
 import type { LabelRegistry } from '../span-link/labels.js';
 import type { LinkContext } from '../span-link/linking.js';
 import { SpanLinkProcessor } from '../span-link/processor.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { nodeFs } from '../util/builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 import { isOwnTraffic } from '../export/transport/own-traffic.js';
 import { instrumentationPackage } from '../vendor.js';
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { AggregationTemporality, InstrumentType, MetricData, MetricReader, ResourceMetrics, ScopeMetrics } from '@opentelemetry/sdk-metrics';
-import type { MetricTemporality } from '../config.js';
+import type { MetricTemporality } from '../config/index.js';
 import { otelCore } from '../vendor.js';
 
 const require = createRequire(import.meta.url);

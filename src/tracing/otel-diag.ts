@@ -1,5 +1,5 @@
 import type { DiagLogger } from '@opentelemetry/api';
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { otelApi } from '../vendor.js';
 

@@ -3,7 +3,7 @@
  * parses them (sdk-node create-from-env.ts / utils.ts), as pure functions of an env object.
  * Bad values fall back to the SDK's own default with a problem to report, as the SDK does.
  */
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 
 export type SamplerSpec =
   | { kind: 'always_on' | 'always_off' | 'parentbased_always_on' | 'parentbased_always_off' }

@@ -1,6 +1,6 @@
 import type { TextMapPropagator } from '@opentelemetry/api';
 import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { Env } from '../config.js';
+import type { Env } from '../config/index.js';
 import { otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from '../vendor.js';
 import { idGenerator } from './id-generator.js';
 import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';

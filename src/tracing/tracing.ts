@@ -4,7 +4,7 @@ import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { AppOtel } from '../app-otel/attach.js';
 import { registered } from '../app-otel/globals.js';
 import { TracerSwitch } from '../app-otel/tracer-switch.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { AsyncContextManager } from './context-manager.js';
 import { registerEsmHook } from './esm-hook.js';
 import type { Destination } from '../export/destination.js';
@@ -15,7 +15,6 @@ import { withSanitizedStatement } from './db-statements.js';
 import { SpanBatcher } from './span-batcher.js';
 import { LogBatcher } from './log-batcher.js';
 import { periodicReader, type PeriodicReader } from './metric-reader.js';
-import { ownLogsExport, ownMetricsExport } from '../export/remote-upstreams.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
 import { type Logger, reason } from '../log.js';
 import type { LinkContext } from '../span-link/linking.js';
@@ -53,7 +52,8 @@ export interface Tracing {
 
 /**
  * The span pipelines the config asks for, after the link processor: in local mode, the recording;
- * otherwise one per exporter listed — ours for OTLP/HTTP, the SDK's for console and OTLP/gRPC.
+ * otherwise one per exporter listed — the SDK's console exporter, and for otlp whichever sender the
+ * traces route names: ours (the batcher, into our destination) or the SDK's OTLP/gRPC exporter.
  */
 function exportProcessors(options: TracingOptions): { batcher?: SpanBatcher; processors: SpanProcessor[] } {
   const { config } = options;
@@ -64,8 +64,8 @@ function exportProcessors(options: TracingOptions): { batcher?: SpanBatcher; pro
   let batcher: SpanBatcher | undefined;
   for (const name of traces.exporters) {
     if (name === 'console') processors.push(new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }));
-    else if (traces.protocol === 'grpc') processors.push(grpcProcessor(traces, options.log));
-    else batcher = spanBatcher(options);
+    else if (traces.sender === 'otel-sdk') processors.push(grpcProcessor(traces, options.log));
+    else if (traces.sender === 'pyro-run') batcher = spanBatcher(options);
   }
   return { batcher, processors };
 }
@@ -205,14 +205,14 @@ export function startTracing(options: TracingOptions): Tracing {
 
 /**
  * The NodeSDK for metrics and logs only: spans, context and propagation are set up by startTracing.
- * Metrics and log records over OTLP/HTTP go to our destination, as spans do (ownMetricsExport,
- * ownLogsExport); otherwise the NodeSDK builds those pipelines from env.
+ * Metrics and log records whose route names pyro-run's sender go to our destination, as spans do;
+ * otherwise the NodeSDK builds those pipelines from env.
  */
 function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<void>; logBatcher: LogBatcher | undefined; metricReader: PeriodicReader | undefined } {
   const { config } = options;
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const logBatcher = config.logsRequested && ownLogsExport(config) ? logRecordBatcher(options) : undefined;
-  const metricReader = config.metricsRequested && ownMetricsExport(config) ? metricsReader(options) : undefined;
+  const logBatcher = config.logsRequested && config.logs.sender === 'pyro-run' ? logRecordBatcher(options) : undefined;
+  const metricReader = config.metricsRequested && config.metrics.sender === 'pyro-run' ? metricsReader(options) : undefined;
   const sdk = new NodeSDK({
     serviceName: config.serviceName,
     // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
@@ -248,9 +248,9 @@ function metricsReader(options: TracingOptions): PeriodicReader {
  * `prometheus` and `console` in OTEL_METRICS_EXPORTER beside `otlp`: the SDK's readers, as the
  * NodeSDK sets them up from env (sdk-node getMetricReadersFromEnv).
  */
-function otherMetricReaders(config: Config): import('@opentelemetry/sdk-metrics').MetricReader[] {
+function otherMetricReaders({ metrics }: Pick<Config, 'metrics'>): import('@opentelemetry/sdk-metrics').MetricReader[] {
   const readers: import('@opentelemetry/sdk-metrics').MetricReader[] = [];
-  const { exporters, prometheus } = config.metrics;
+  const { exporters, prometheus } = metrics;
   if (exporters.includes('console')) {
     const { ConsoleMetricExporter, PeriodicExportingMetricReader } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
     readers.push(new PeriodicExportingMetricReader({ exporter: new ConsoleMetricExporter() }));
@@ -278,8 +278,8 @@ function logRecordBatcher(options: TracingOptions): LogBatcher {
 }
 
 /** `console` in OTEL_LOGS_EXPORTER beside `otlp`: the SDK's console exporter, as the NodeSDK sets it up from env. */
-function consoleLogProcessors(config: Config): import('@opentelemetry/sdk-logs').LogRecordProcessor[] {
-  if (!config.logs.exporters.includes('console')) return [];
+function consoleLogProcessors({ logs }: Pick<Config, 'logs'>): import('@opentelemetry/sdk-logs').LogRecordProcessor[] {
+  if (!logs.exporters.includes('console')) return [];
   const { ConsoleLogRecordExporter, SimpleLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
   return [new SimpleLogRecordProcessor({ exporter: new ConsoleLogRecordExporter() })];
 }

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { SETTINGS } from '../../src/config.js';
+import { SETTINGS } from '../../src/config/index.js';
 import { ASYNC_CONTEXT_FRAME_FLAG } from '../../src/cli/argv.js';
 import { LAUNCHED_APP_SLACK_MS } from '../../src/cli/main.js';
 import { RELAYED_SIGNALS } from '../../src/cli/signals.js';

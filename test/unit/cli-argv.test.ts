@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { SETTINGS, type Env } from '../../src/config.js';
+import { SETTINGS, type Env } from '../../src/config/index.js';
 import {
   ASYNC_CONTEXT_FRAME_FLAG,
   buildLaunch,

@@ -18,7 +18,7 @@ import {
   type Env,
   type Problem,
   type Setting,
-} from '../../src/config.js';
+} from '../../src/config/index.js';
 import { FIRST_FULL_BATCH } from '../../src/util/batcher.js';
 
 /** What an app gets when nothing is configured. Written out, not derived from the code. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readConfig, type Config } from '../../src/config.js';
+import { readConfig, type Config } from '../../src/config/index.js';
 import { authHeaders, ingestName, ingestRequest, sanitizeAppName, sanitizeLabelValue, serviceNameLabel, type IngestInput } from '../../src/export/pyroscope/ingest-request.js';
 import { basicAuthOf } from '../support/basic-auth.js';
 import { goQueryGet, parseGoQuery } from '../support/go-query.js';

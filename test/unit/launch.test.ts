@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { appDirs } from '../../src/util/app-dirs.js';
-import { readConfig } from '../../src/config.js';
+import { readConfig } from '../../src/config/index.js';
 import { isLauncher, isSkipped } from '../../src/util/launchers.js';
 import { envUnderPm2, pm2AppName } from '../../src/util/pm2.js';
 

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LoggerProvider, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { readConfig } from '../../src/config.js';
+import { readConfig } from '../../src/config/index.js';
 import { ownLogsExport } from '../../src/export/remote-upstreams.js';
 import { OtlpLogsUpstream } from '../../src/export/otlp/otlp-logs-upstream.js';
 import type { Outgoing } from '../../src/export/transport/outgoing.js';

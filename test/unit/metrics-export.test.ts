@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { AggregationTemporality, DataPointType, MeterProvider, type ResourceMetrics, type SumMetricData } from '@opentelemetry/sdk-metrics';
-import { readConfig, type MetricTemporality } from '../../src/config.js';
+import { readConfig, type MetricTemporality } from '../../src/config/index.js';
 import { ownMetricsExport } from '../../src/export/remote-upstreams.js';
 import { OtlpMetricsUpstream } from '../../src/export/otlp/otlp-metrics-upstream.js';
 import { MAX_OTLP_REQUEST_BYTES } from '../../src/export/otlp/otlp-request.js';

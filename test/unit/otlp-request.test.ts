@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { readConfig } from '../../src/config.js';
+import { readConfig } from '../../src/config/index.js';
 import { MAX_OTLP_REQUEST_BYTES, otlpRequestBuilder } from '../../src/export/otlp/otlp-request.js';
 import { decodeTraceRequestJson } from '../support/otlp-decode-json.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';

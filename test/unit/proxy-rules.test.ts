@@ -1,12 +1,12 @@
 /**
- * HTTP_PROXY, HTTPS_PROXY and NO_PROXY as tables (src/export/transport/proxy.ts): which variable wins, what a
+ * HTTP_PROXY, HTTPS_PROXY and NO_PROXY as tables (src/config/proxy.ts): which variable wins, what a
  * proxy value may look like, and which URLs go through which proxy. NO_PROXY follows Go's
  * golang.org/x/net/http/httpproxy; precedence follows curl and Node (lower case first).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { basicCredential } from '../../src/util/basic-auth.js';
-import { parseNoProxyEntry, parseProxy, proxyFor, readProxies, type NoProxyRule } from '../../src/export/transport/proxy.js';
+import { parseNoProxyEntry, parseProxy, proxyFor, readProxies, type NoProxyRule } from '../../src/config/proxy.js';
 
 const HTTP = 'http://http-proxy:3128';
 const HTTPS = 'http://https-proxy:3128';

@@ -10,7 +10,7 @@ import fs, { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { it, type TestContext } from 'node:test';
 import { type ReadableSpan, TracerProvider } from '@opentelemetry/sdk-trace';
-import { readConfig } from '../../src/config.js';
+import { readConfig } from '../../src/config/index.js';
 import { LocalRecorder } from '../../src/export/local/local-recorder.js';
 import { Logger } from '../../src/log.js';
 import { scratchDirs } from '../support/scratch.js';

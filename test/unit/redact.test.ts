@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readConfig } from '../../src/config.js';
+import { readConfig } from '../../src/config/index.js';
 import { Logger } from '../../src/log.js';
 import { createRedactor } from '../../src/util/redact.js';
 import { secretValues } from '../../src/agent/start.js';

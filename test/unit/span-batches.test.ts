@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { readConfig } from '../../src/config.js';
+import { readConfig } from '../../src/config/index.js';
 import { OtlpTracesUpstream } from '../../src/export/otlp/otlp-traces-upstream.js';
 import type { Outgoing } from '../../src/export/transport/outgoing.js';
 import { Logger } from '../../src/log.js';

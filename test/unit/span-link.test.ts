@@ -16,7 +16,7 @@ import {
   TracerProvider,
   type Sampler,
 } from '@opentelemetry/sdk-trace';
-import type { SpanScope } from '../../src/config.js';
+import type { SpanScope } from '../../src/config/index.js';
 import { fitLabelValue, LabelRegistry, SpanLabels } from '../../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../../src/span-link/processor.js';
 

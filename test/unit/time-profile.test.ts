@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { Profile as EsmProfile } from 'pprof-format';
-import type { ProfileType } from '../../src/config.js';
+import type { ProfileType } from '../../src/config/index.js';
 import { SpanLabels, spanOfSample } from '../../src/span-link/labels.js';
 import { runNow, runSliced } from '../../src/util/slices.js';
 import { buildTimeProfiles, type Profile, type TimeBuild, TimeFold, threadsPart } from '../../src/profiling/time-profile.js';

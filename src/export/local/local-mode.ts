@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { describeDiskError } from './disk-error.js';
 import { LocalRecorder } from './local-recorder.js';
 import { type Logger, reason } from '../../log.js';

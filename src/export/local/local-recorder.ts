@@ -2,7 +2,7 @@ import path from 'node:path';
 import { AGENT_DIR } from '../../util/agent-dir.js';
 import { nodeFs } from '../../util/builtins.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { type Config, megabytes, type ProfileType } from '../../config.js';
+import { type Config, megabytes, type ProfileType } from '../../config/index.js';
 import { type Logger, reason } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
 import {

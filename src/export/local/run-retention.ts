@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { nodeFs } from '../../util/builtins.js';
-import { megabytes } from '../../config.js';
+import { megabytes } from '../../config/index.js';
 import { type Logger, reason } from '../../log.js';
 import { DELETING_PREFIX } from '../../recording.js';
 import { removeQuietly } from '../../util/atomic-file.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
 import type { EncodedProfile, WireFormat } from '../../profiling/window-encoder.js';
@@ -104,9 +104,10 @@ function* requestBodies(input: OtlpProfilesInput): Generator<void, EncodedProfil
   return bodies;
 }
 
-/** The OTLP profiles options of a config; undefined when profiles are not sent over OTLP. */
-export function otlpProfilesOptions(config: Config): OtlpProfilesOptions | undefined {
-  const { exporter, endpoint, headers, gzip, timeoutMs } = config.profilesExport;
-  if (exporter !== 'otlp' || endpoint === undefined) return undefined;
+/** The OTLP profiles options of a config; undefined when its route does not send profiles over OTLP. */
+export function otlpProfilesOptions(config: Pick<Config, 'profilesExport' | 'resourceAttributes' | 'pyroscope'>): OtlpProfilesOptions | undefined {
+  const route = config.profilesExport;
+  if (route.exporter !== 'otlp' || route.sender !== 'pyro-run') return undefined;
+  const { endpoint, headers, gzip, timeoutMs } = route;
   return { endpoint, headers, gzip, timeoutMs, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version: pyroRunVersion() };
 }

@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { otlpJsonTraceSerializer } from '../../vendor.js';
 import { runSliced, SLICE_MS } from '../../util/slices.js';
 import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder } from './otlp-trace-encode.js';

@@ -3,7 +3,7 @@ import { gzip, gzipSync } from '../../util/gzip.js';
 import { InProgress } from '../../util/in-progress.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send } from '../upstream.js';
-import type { OtlpSignalExport } from '../../config.js';
+import type { OtlpSignalExport } from '../../config/index.js';
 import { gzipped, JSON_CONTENT_TYPE, MAX_OTLP_REQUEST_BYTES, PROTOBUF_CONTENT_TYPE, requestsWithin, sizeText } from './otlp-request.js';
 
 /** An OTLP signal pyro-run sends (metrics, logs): its export settings, with the endpoint it goes to. */

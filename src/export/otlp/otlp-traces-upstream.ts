@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { type Logger, reason } from '../../log.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';

@@ -1,5 +1,5 @@
 import { basicCredential } from '../../util/basic-auth.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { INGEST_PATH, LABEL_SERVICE_NAME, MAX_LABEL_VALUE_BYTES, SPY_NAME } from '../../wire.js';
 import type { Outgoing } from '../transport/outgoing.js';
 

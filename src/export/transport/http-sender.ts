@@ -5,7 +5,7 @@ import { type FlushResult, sendBeforeExit } from './final-flush.js';
 import { createAgent } from './dispatcher.js';
 import { MAX_REPLY_BYTES, type Outgoing, type Transport, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
 import type { OriginTls } from './origin-tls.js';
-import type { ProxySettings } from './proxy.js';
+import type { ProxySettings } from '../../config/proxy.js';
 import { warmUpOnLoopback } from './loopback-warm-up.js';
 import { ownTrafficContext } from './own-traffic.js';
 import { loadUndici } from './undici-parts.js';

@@ -1,4 +1,4 @@
-import type { OtlpTlsFiles } from '../../config.js';
+import type { OtlpTlsFiles } from '../../config/index.js';
 
 /** TLS material for the connections to one origin: PEM text, as node:tls takes it for `ca`, `cert` and `key`. */
 export interface OriginTls {

@@ -1,6 +1,6 @@
 import { basicCredential, urlCredentials } from '../../util/basic-auth.js';
 import type { OriginTls } from './origin-tls.js';
-import { type ProxySettings, proxyFor } from './proxy.js';
+import { type ProxySettings, proxyFor } from '../../config/proxy.js';
 
 /**
  * One HTTP request we owe a backend: a profile upload, a span, log or metrics batch. Built once, sent by the

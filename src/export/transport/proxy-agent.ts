@@ -1,5 +1,5 @@
 import type { buildConnector, Dispatcher } from 'undici';
-import { type ProxyEndpoint, type ProxySettings, proxyFor } from './proxy.js';
+import { type ProxyEndpoint, type ProxySettings, proxyFor } from '../../config/proxy.js';
 import type { ProxyParts } from './undici-parts.js';
 
 type Connector = buildConnector.connector;

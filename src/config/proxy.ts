@@ -1,4 +1,4 @@
-import { basicCredential, urlCredentials } from '../../util/basic-auth.js';
+import { basicCredential, urlCredentials } from '../util/basic-auth.js';
 
 /**
  * Proxies for pyro-run's own uploads, from the variables curl, Go and Node read: HTTP_PROXY,
