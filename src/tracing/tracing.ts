@@ -206,7 +206,7 @@ export function startTracing(options: TracingOptions): Tracing {
 /**
  * The NodeSDK for metrics and logs only: spans, context and propagation are set up by startTracing.
  * Metrics and log records whose route names pyro-run's sender go to our destination, as spans do;
- * otherwise the NodeSDK builds those pipelines from env.
+ * where it names the SDK's exporter (grpc, local mode), the NodeSDK builds those pipelines from env.
  */
 function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<void>; logBatcher: LogBatcher | undefined; metricReader: PeriodicReader | undefined } {
   const { config } = options;
@@ -216,8 +216,10 @@ function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<voi
   const sdk = new NodeSDK({
     serviceName: config.serviceName,
     // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
-    ...(config.metricsRequested ? (metricReader ? { metricReaders: [metricReader, ...otherMetricReaders(config)] } : {}) : { metricReaders: [] }),
-    ...(config.logsRequested ? (logBatcher ? { logRecordProcessors: [logBatcher, ...consoleLogProcessors(config)] } : {}) : { logRecordProcessors: [] }),
+    // The SDK builds a signal's pipeline from env only where its route names the SDK's exporter; a
+    // signal whose otlp route was refused (a proxy pyro-run cannot use) gets the other exporters only.
+    ...(!config.metricsRequested ? { metricReaders: [] } : config.metrics.sender === 'otel-sdk' ? {} : { metricReaders: present([metricReader, ...otherMetricReaders(config)]) }),
+    ...(!config.logsRequested ? { logRecordProcessors: [] } : config.logs.sender === 'otel-sdk' ? {} : { logRecordProcessors: present([logBatcher, ...consoleLogProcessors(config)]) }),
     spanProcessors: [],
     instrumentations: [],
     // null skips the set-up (sdk-node utils.ts setupContextManager), though the type does not say so.

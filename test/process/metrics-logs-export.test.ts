@@ -128,3 +128,33 @@ for (const end of abruptEnds) {
     }
   });
 }
+
+test('a proxy pyro-run cannot use stops metrics and logs as it stops spans and profiles: none goes around it, and the warning says so once', async () => {
+  const receiver = await startReceiver({ metricsAndLogs: true });
+  try {
+    // Loopback is never proxied: the collector is reached by a name the app resolves to it (a
+    // direct connection would reach it; the proxy never could).
+    const collector = receiver.url.replace('127.0.0.1', 'collector.internal');
+    const env = {
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector,
+      PYROSCOPE_SERVER_ADDRESS: collector,
+      HTTP_PROXY: 'socks5://127.0.0.1:1080',
+      NODE_OPTIONS: `--require ${fixture('net/hosts.cjs')}`,
+      PYRO_RUN_TEST_HOSTS: JSON.stringify({ 'collector.internal': '127.0.0.1' }),
+    };
+    const app = runCli(['--service-name', SERVICE, '--', fixture('apps/fastify-logged.cjs')], { env });
+    const port = Number((await app.line(/^listening (\d+)$/m))[1]);
+    for (let id = 1; id <= ORDERS; id++) assert.equal((await fetch(`http://127.0.0.1:${port}/orders/${id}`)).status, 200);
+    app.process.kill('SIGTERM');
+    assert.equal((await app.exit()).signal, 'SIGTERM');
+    // The exit waited for the final flush: whatever would have been sent has been.
+    assert.deepEqual({ metrics: receiver.metrics.length, logs: receiver.logs.length, spans: receiver.spans.length, ingests: receiver.ingests.length }, { metrics: 0, logs: 0, spans: 0, ingests: 0 });
+    const warnings = app.stderr.split('\n').filter((line) => line.includes('HTTP_PROXY'));
+    assert.equal(warnings.length, 1, app.stderr);
+    assert.match(warnings[0] ?? '', /socks5:\/\/.*metrics.*logs.*not sent \(not around the proxy either\)/);
+  } finally {
+    await receiver.close();
+  }
+});
