@@ -22,17 +22,17 @@ export const METRIC_TITLES: Record<MetricName, string> = {
 const NAME_WIDTH = 60;
 const BEYOND = '*';
 
-/** Nanoseconds with their sign: `+570µs`, `-1.20ms`, `0`. */
+/** Nanoseconds with their sign: `+570µs`, `-1.20ms`; `0` for what would print as none (under half a µs). */
 export function formatChange(ns: number): string {
-  if (ns === 0) return '0';
+  if (Math.abs(ns) < 500) return '0';
   return `${ns > 0 ? '+' : '-'}${formatDuration(Math.abs(ns))}`;
 }
 
-/** A ratio as a signed percentage: `+19%`, `-4.6%` (a decimal below 10%), `0%`; `new` from 0. */
+/** A ratio as a signed percentage: `+19%`, `-4.6%` (a decimal below 10%), `0%` for what rounds to none; `new` from 0. */
 export function formatRelative(ratio: number | null): string {
   if (ratio === null) return 'new';
   const percent = ratio * 100;
-  if (percent === 0) return '0%';
+  if (Math.abs(percent) < 0.05) return '0%';
   const digits = Math.abs(percent) < 10 ? percent.toFixed(1) : String(Math.round(percent));
   return `${percent > 0 ? '+' : ''}${digits}%`;
 }

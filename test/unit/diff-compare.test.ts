@@ -10,7 +10,7 @@ import { compareRuns, type RunDiff } from '../../src/diff/compare-runs.js';
 import { type FunctionDelta, topFunctions } from '../../src/diff/function-deltas.js';
 import { DEFAULT_NOISE } from '../../src/diff/metric-change.js';
 import { formatDiffJson } from '../../src/diff/render-json.js';
-import { formatDiff } from '../../src/diff/render-text.js';
+import { formatChange, formatDiff, formatRelative } from '../../src/diff/render-text.js';
 import { endpointRequests } from '../../src/diff/request-values.js';
 import { parseRule, type Rule } from '../../src/diff/rules.js';
 import { aggregateRun, modelRun } from '../../src/report/aggregate.js';
@@ -181,4 +181,21 @@ describe('what users and tools read', () => {
     assert.deepEqual(Object.keys(first?.metrics.cpuPerRequest ?? {}), ['before', 'after', 'change', 'relativeChange', 'interval', 'beyondNoise']);
     assert.deepEqual(Object.keys(first?.functions[0] ?? {}), ['function', 'before', 'after', 'change', 'relativeChange']);
   });
+});
+
+describe('how changes print', () => {
+  const changes: [number, string][] = [
+    [610_000, '+610µs'],
+    [-1_620_000, '-1.62ms'],
+    [0, '0'],
+    [-400, '0'],
+  ];
+  for (const [ns, text] of changes) it(`${ns} ns → ${text}`, () => assert.equal(formatChange(ns), text));
+  const relatives: [number | null, string][] = [
+    [0.216, '+22%'],
+    [-0.046, '-4.6%'],
+    [-0.0001, '0%'],
+    [null, 'new'],
+  ];
+  for (const [ratio, text] of relatives) it(`${ratio} → ${text}`, () => assert.equal(formatRelative(ratio), text));
 });
