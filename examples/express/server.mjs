@@ -1,6 +1,8 @@
 // A small shop API whose routes spend CPU in distinctly named functions, so a flame graph per
 // endpoint shows where each one goes. Prints `listening <port>` once ready (PORT, default 3000;
-// 0 picks a free port; HOST, default 127.0.0.1, 0.0.0.0 in a container).
+// 0 picks a free port; HOST, default 127.0.0.1, 0.0.0.0 in a container). SHOP_PRICE_CART_WORK
+// (default 1) multiplies the checkout's hot loop: 1.3 makes priceCart 30% slower, a regression for
+// `pyro-run diff` to find (docs/diff.md).
 import express from 'express';
 
 const CATALOG = Array.from({ length: 2000 }, (_, i) => ({
@@ -25,10 +27,12 @@ function rankResults(query) {
   return scored.sort((a, b) => b.score - a.score).slice(0, 20);
 }
 
+const PRICING_PASSES = Math.round(40_000 * Number(process.env.SHOP_PRICE_CART_WORK ?? 1));
+
 /** Prices a cart with tax tables and rounding rules: the checkout endpoint's hot loop. */
 function priceCart(items) {
   let total = 0;
-  for (let pass = 0; pass < 40_000; pass++) {
+  for (let pass = 0; pass < PRICING_PASSES; pass++) {
     total = 0;
     for (const { id, quantity } of items) {
       const unit = CATALOG[id % CATALOG.length].price;

@@ -1,8 +1,8 @@
 /**
  * `pyro-run [options] [--] <command> [args...]`: parse, validate, then hand over to the app.
  * parseCommandLine is pure (args, env and version in; a request out) so every usage error is
- * table-tested; main() owns the side effects. A subcommand (e.g. `report`) is a `program.command()`
- * in createProgram whose action sets its own CliRequest kind, plus a case in main().
+ * table-tested; main() owns the side effects. A subcommand (`report`, `diff`) is an entry of
+ * SUBCOMMANDS: its arguments go to its own parser, loaded only when it runs.
  */
 import { pyroRunVersion } from '../util/own-version.js';
 import { Command, CommanderError, Help, Option } from 'commander';
@@ -60,13 +60,21 @@ export interface RunRequest {
   command: string[];
 }
 
-/** `pyro-run report …`: the arguments after `report`, parsed by runReport itself. */
-export interface ReportRequest {
-  kind: 'report';
+/** The subcommands, each with its own parser (src/cli/<name>.ts), and their line in --help. */
+const SUBCOMMANDS = {
+  report: 'turn a recording (default: ./pyro-run-data) into an HTML report; see pyro-run report --help',
+  diff: 'compare two recordings per endpoint and request, changes judged against the noise; see pyro-run diff --help',
+} as const;
+type SubcommandName = keyof typeof SUBCOMMANDS;
+
+/** `pyro-run report …`, `pyro-run diff …`: the arguments after the subcommand's name, for its own parser. */
+export interface SubcommandRequest {
+  kind: 'subcommand';
+  name: SubcommandName;
   args: string[];
 }
 
-export type CliRequest = RunRequest | ReportRequest | ExitRequest;
+export type CliRequest = RunRequest | SubcommandRequest | ExitRequest;
 
 export interface ParseContext {
   /** The environment the app would inherit: flag problems are judged against it. */
@@ -95,7 +103,7 @@ function optionDescription(setting: Setting): string {
   return `${setting.description}${defaultText} (env: ${setting.env})`;
 }
 
-function createProgram(context: ParseContext, output: { stdout: string; stderr: string }, onRun: (request: RunRequest | ReportRequest) => void): Command {
+function createProgram(context: ParseContext, output: { stdout: string; stderr: string }, onRun: (request: RunRequest | SubcommandRequest) => void): Command {
   const keyByAttribute = new Map<string, SettingKey>();
   const program = new Command(PROGRAM_NAME)
     .usage(USAGE)
@@ -133,16 +141,18 @@ function createProgram(context: ParseContext, output: { stdout: string; stderr: 
       }
       onRun({ kind: 'run', flags, command });
     });
-  // Everything after `report` goes to runReport verbatim, --help included: it has its own parser.
+  // Everything after a subcommand's name goes to its parser verbatim, --help included.
   program.helpCommand(false);
-  program
-    .command('report')
-    .description('turn a recording (default: ./pyro-run-data) into an HTML report; see pyro-run report --help')
-    .argument('[args...]')
-    .helpOption(false)
-    .allowUnknownOption()
-    .passThroughOptions()
-    .action((args: string[]) => onRun({ kind: 'report', args }));
+  for (const [name, description] of Object.entries(SUBCOMMANDS) as [SubcommandName, string][]) {
+    program
+      .command(name)
+      .description(description)
+      .argument('[args...]')
+      .helpOption(false)
+      .allowUnknownOption()
+      .passThroughOptions()
+      .action((args: string[]) => onRun({ kind: 'subcommand', name, args }));
+  }
 
   for (const [key, setting] of Object.entries(SETTINGS) as [SettingKey, Setting][]) {
     // No .env(): commander would read process.env itself; the child inherits env anyway, and
@@ -155,9 +165,9 @@ function createProgram(context: ParseContext, output: { stdout: string; stderr: 
 }
 
 /** Commander's verdict on args: a run request, help/version output to print, or its error. */
-function commanderParse(args: readonly string[], context: ParseContext): RunRequest | ReportRequest | ExitRequest | CommanderError {
+function commanderParse(args: readonly string[], context: ParseContext): RunRequest | SubcommandRequest | ExitRequest | CommanderError {
   const output = { stdout: '', stderr: '' };
-  let request: RunRequest | ReportRequest | undefined;
+  let request: RunRequest | SubcommandRequest | undefined;
   const program = createProgram(context, output, (parsed) => (request = parsed));
   try {
     program.parse([...args], { from: 'user' });
@@ -191,7 +201,7 @@ function commanderMessage(error: CommanderError, context: ParseContext): string 
 export function parseCommandLine(args: readonly string[], context: ParseContext): CliRequest {
   const parsed = commanderParse(args, context);
   if (parsed instanceof CommanderError) return usageError([commanderMessage(parsed, context)]);
-  if (parsed.kind === 'exit' || parsed.kind === 'report') return parsed;
+  if (parsed.kind === 'exit' || parsed.kind === 'subcommand') return parsed;
   const problems = flagProblems(parsed.flags, context.env);
   if (problems.length > 0) return usageError(problems);
   if (parsed.command.length === 0) return usageError(['no command given']);
@@ -245,10 +255,10 @@ export async function main(args: readonly string[] = process.argv.slice(2)): Pro
       exitWith(request);
       return;
     }
-    if (request.kind === 'report') {
-      // Loaded only for `report`: launching an app does not need the report code.
-      const { runReport } = await import('./report.js');
-      process.exitCode = runReport(request.args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), cwd: process.cwd() });
+    if (request.kind === 'subcommand') {
+      // Loaded only when asked for: launching an app does not need the report code.
+      const run = request.name === 'report' ? (await import('./report.js')).runReport : (await import('./diff.js')).runDiff;
+      process.exitCode = run(request.args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), cwd: process.cwd() });
       return;
     }
     await runCommand(request.flags, request.command);

@@ -6,26 +6,22 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Option } from 'commander';
 import { DEFAULT_OUTPUT_DIR } from '../config/index.js';
 import { aggregateRun } from '../report/aggregate.js';
 import { writeReportHtml } from '../report/html.js';
 import { loadRunSync, RunError } from '../report/load-run.js';
 import { formatSummary } from '../report/summary.js';
+import { type CommandIo, oneLine, parseSubcommand, subcommand } from './subcommand.js';
 
 export const REPORT_COMMAND = 'pyro-run report';
 /** Where recordings go when the app ran without --out (docs/local-mode.md). */
 const DEFAULT_DATA_DIR = DEFAULT_OUTPUT_DIR;
 export const REPORT_FILE = 'report.html';
 const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
 
-export interface ReportIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /** Relative DIR and FILE resolve from here. */
-  cwd: string;
-}
+/** Relative DIR and FILE resolve from `cwd`. */
+export type ReportIo = CommandIo;
 
 interface ReportOptions {
   dir: string | undefined;
@@ -39,7 +35,7 @@ type Parsed = { kind: 'report'; options: ReportOptions } | { kind: 'exit'; code:
 
 function parse(args: readonly string[], io: ReportIo): Parsed {
   let options: ReportOptions | undefined;
-  const command = new Command(REPORT_COMMAND)
+  const command = subcommand(REPORT_COMMAND, io)
     .description(
       'Turn a pyro-run recording into one self-contained HTML page (endpoints, where their time went, slowest spans, CPU and wall flame graphs) ' +
         'and print the endpoint summary. DIR is a run folder, or a folder of runs (its newest run is used).',
@@ -48,26 +44,11 @@ function parse(args: readonly string[], io: ReportIo): Parsed {
     .option('--json', 'print the aggregates as JSON instead of writing the page')
     .option('--no-summary', "print only the page's path, not the endpoint summary (the app printed it as it ended)")
     .addOption(new Option('-o, --output <FILE>', `where to write the page (or the JSON) (default: <run>/${REPORT_FILE})`))
-    .helpOption('-h, --help', 'print this help and exit')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout(text),
-      writeErr: (text) => io.stderr(text),
-      outputError: () => undefined,
-      getOutHasColors: () => false,
-      getErrHasColors: () => false,
-    })
     .action((dir: string | undefined, flags: { json?: boolean; output?: string; summary?: boolean }) => {
       options = { dir, json: flags.json === true, output: flags.output, summary: flags.summary !== false };
     });
-  try {
-    command.parse([...args], { from: 'user' });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    if (error.exitCode === 0) return { kind: 'exit', code: 0 };
-    io.stderr(`${REPORT_COMMAND}: ${error.message.replace(/^error: /, '')}\nTry '${REPORT_COMMAND} --help' for more information.\n`);
-    return { kind: 'exit', code: EXIT_USAGE };
-  }
+  const code = parseSubcommand(command, args, io);
+  if (code !== undefined) return { kind: 'exit', code };
   if (options === undefined) throw new Error('commander finished without running the action');
   return { kind: 'report', options };
 }
@@ -114,8 +95,7 @@ export function runReport(args: readonly string[], io: ReportIo): number {
     report(parsed.options, io);
     return 0;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`${REPORT_COMMAND}: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    io.stderr(`${REPORT_COMMAND}: ${oneLine(error)}\n`);
     return EXIT_FAILED;
   }
 }

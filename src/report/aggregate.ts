@@ -541,8 +541,8 @@ function frameAbove(index: SampleIndex, node: number, wanted: (frame: number) =>
   return found;
 }
 
-/** The heaviest (leaf frame, app caller) pairs by self value among `rows` of a kind's samples. */
-function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>, limit: number): SelfTime[] {
+/** The heaviest (leaf frame, app caller) pairs by self value among `rows` of a kind's samples (all of them with `limit` Infinity: the diff compares every one). */
+export function topSelfOf(index: SampleIndex, kind: ProfileKind, rows: Iterable<number>, limit: number): SelfTime[] {
   const columns = index.samples[kind];
   const self = new Map<string, SelfTime>();
   const memo = new Map<number, number>();

@@ -23,7 +23,7 @@ function topSelfText(aggregates: RunAggregates, topSelf: readonly SelfTime[], wh
 }
 
 /** Columns padded to their widest cell: text left-aligned, numbers right-aligned; the last column is not padded. */
-function alignRows(rows: string[][], rightAligned: readonly boolean[]): string[] {
+export function alignRows(rows: string[][], rightAligned: readonly boolean[]): string[] {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   return rows.map((row) =>
     row

@@ -1,0 +1,89 @@
+/**
+ * One metric of one endpoint, before and after, and whether its change is beyond the noise: its
+ * interval — the change ± z bootstrap standard errors (bootstrap.ts) — excludes 0, and the change
+ * is at least the minimum effect.
+ *
+ * A diff makes many comparisons at once (4 per endpoint), and at 95% each, two runs of the same
+ * code with ten endpoints would show some change "beyond the noise" most of the time. So z is set
+ * for the whole diff (Bonferroni): with `confidence` 99, two runs of the same code show no change
+ * beyond the noise at least 99 times in 100, however many endpoints they have; the price is that
+ * the more is compared, the larger a change must be to be seen.
+ *
+ * The standard error sees the noise between one run's requests, the profiler's sampling included;
+ * it cannot see a machine that was slower during the whole of one run than during the other, so
+ * a change smaller than the minimum effect is never called beyond the noise. Pure.
+ */
+import { differenceError, type Interval, normalQuantile, seedOf, type Statistic, statisticOf } from './bootstrap.js';
+
+/** What the diff compares per endpoint; each is per request, never a run's total. */
+export const METRICS = ['cpuPerRequest', 'wallPerRequest', 'p50', 'p95'] as const;
+export type MetricName = (typeof METRICS)[number];
+
+export const STATISTIC: Record<MetricName, Statistic> = {
+  cpuPerRequest: { kind: 'mean' },
+  wallPerRequest: { kind: 'mean' },
+  p50: { kind: 'percentile', p: 50 },
+  p95: { kind: 'percentile', p: 95 },
+};
+
+/** How changes are judged (the footnote and --json say it back). */
+export interface NoiseRule {
+  /** Bootstrap resamples per run. */
+  resamples: number;
+  /** Values drawn per resample at the most (bootstrap.ts). */
+  maxDraws: number;
+  /** In percent: how often two runs of the same code show no change beyond the noise at all. */
+  confidence: number;
+  /** A change below this share of the before value is within the noise, whatever its interval: 0.05 is 5%. */
+  minEffect: number;
+  /** Fewer requests than this on either side: not judged. */
+  minRequests: number;
+}
+
+/**
+ * 10% minimum effect: the same build recorded twice side by side on a shared 2-core machine
+ * differed per endpoint by up to ~10% in CPU per request (where the scheduler put each process,
+ * V8's optimisation decisions), one run after the other by up to 13%. 99: a CI gate that cries
+ * wolf once in a hundred runs of unchanged code, not once in twenty per metric.
+ */
+export const DEFAULT_NOISE: NoiseRule = { resamples: 1000, maxDraws: 4000, confidence: 99, minEffect: 0.1, minRequests: 20 };
+
+export interface MetricChange {
+  /** Nanoseconds. */
+  before: number;
+  after: number;
+  change: number;
+  /** change / before; null when before is 0. */
+  relativeChange: number | null;
+  /** Where the change plausibly lies, nanoseconds; null when not judged (too few requests). */
+  interval: Interval | null;
+  beyondNoise: boolean;
+}
+
+/** Standard errors each side of a change its interval spans, when `comparisons` changes are judged at once. */
+export function zFor(confidence: number, comparisons: number): number {
+  return normalQuantile(1 - (1 - confidence / 100) / (2 * Math.max(1, comparisons)));
+}
+
+/** Whether a change of `relativeChange` with `interval` counts as beyond the noise. */
+export function isBeyondNoise(interval: Interval, relativeChange: number | null, minEffect: number): boolean {
+  const excludesZero = interval.low > 0 || interval.high < 0;
+  // From 0 to more is as large a change as there is.
+  return excludesZero && (relativeChange === null || Math.abs(relativeChange) >= minEffect);
+}
+
+/**
+ * `key` names the endpoint and metric: each has its own seeded resampling. Both sides need values.
+ * `z` undefined: not judged (too few requests).
+ */
+export function metricChange(before: readonly number[], after: readonly number[], metric: MetricName, key: string, noise: NoiseRule, z: number | undefined): MetricChange {
+  const statistic = STATISTIC[metric];
+  const a = statisticOf(before, statistic);
+  const b = statisticOf(after, statistic);
+  const change = b - a;
+  const relativeChange = a === 0 ? null : change / a;
+  if (z === undefined) return { before: a, after: b, change, relativeChange, interval: null, beyondNoise: false };
+  const error = differenceError(before, after, statistic, { ...noise, seed: seedOf(`${key}\0${metric}`) });
+  const interval = { low: change - z * error, high: change + z * error };
+  return { before: a, after: b, change, relativeChange, interval, beyondNoise: isBeyondNoise(interval, relativeChange, noise.minEffect) };
+}
