@@ -479,9 +479,14 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // undefined unless something read it before (lib/net.js, Socket.prototype._getpeername).
         why: "the request's peer address read at request start stayed cached in the socket: after the socket was destroyed, `socket.remoteAddress` read '127.0.0.1' where Node gives undefined (hapi's request.info.remoteAddress)",
         find: 'const getOutgoingRequestAttributesOnResponse = (response) => {',
+        // The peer is kept beside the socket instead (a WeakMap of ours): a keep-alive connection's
+        // requests read it once, not with a getpeername(2) per read of each property.
         replace: [
+          'const peers = new WeakMap();',
           'const uncachedPeer = (socket) => {',
           '\tif (socket == null) return {};',
+          '\tconst known = peers.get(socket);',
+          '\tif (known !== undefined) return known;',
           '\tconst cached = socket._peername;',
           '\tconst own = Object.prototype.hasOwnProperty.call(socket, "_peername");',
           '\tconst peer = {',
@@ -492,6 +497,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
           '\t\tif (own) socket._peername = cached;',
           '\t\telse delete socket._peername;',
           '\t}',
+          '\tif (peer.remoteAddress !== undefined) peers.set(socket, peer);',
           '\treturn peer;',
           '};',
           'const getOutgoingRequestAttributesOnResponse = (response) => {',
