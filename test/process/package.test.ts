@@ -37,6 +37,7 @@ describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
   it('holds the built code and the README only', () => {
     assert.ok(files.includes('dist/preload/register.js'));
     assert.ok(files.includes('dist/preload/worker.js'));
+    assert.ok(files.includes('dist/page/report.js'), 'the report page\'s script, which html.ts reads');
     assert.ok(files.includes('dist/bin/pyro-run.js'));
     assert.ok(files.includes('dist/src/index.js'));
     assert.ok(files.includes('README.md'));
@@ -56,6 +57,16 @@ describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
     assert.equal(exit.code, 0, npx.stderr);
     assert.match(npx.stdout, /app ran OK/);
     assert.match(npx.stderr, /pyro-run: recording to pyro-run-data\/packed-app-/);
+  });
+
+  it("writes that run's report page (`npx pyro-run report`), the page's script inlined from the package", async () => {
+    const npx = new Child(spawn('npx', ['--no-install', 'pyro-run', 'report'], { cwd: project, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+    const exit = await npx.exit(60_000);
+    assert.equal(exit.code, 0, npx.stderr);
+    const file = /^Report: (.+)$/m.exec(npx.stdout)?.[1];
+    assert.ok(file, npx.stdout);
+    const script = readFileSync(path.join(project, 'node_modules/pyro-run/dist/page/report.js'), 'utf8');
+    assert.ok(readFileSync(file, 'utf8').includes(`<script>${script}</script>`));
   });
 
   for (const [flag, app] of [['--import', 'app.mjs'], ['--require', 'app.cjs']] as const) {
