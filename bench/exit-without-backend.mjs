@@ -4,7 +4,7 @@
 // Apps: a hello world (bench/apps/hello.cjs), and a fork-heavy one (bench/apps/forks.cjs: 20
 // children, each with pyro-run, each exiting at once). Backends: a healthy sink (bench/sink.mjs),
 // a port nothing listens on (connection refused) and a name that does not resolve
-// (`pyro-run-bench.invalid`). Each run is spawn → exit of `node --import dist/register.js app`,
+// (`pyro-run-bench.invalid`). Each run is spawn → exit of `node --import <the preload> app`,
 // both pipelines pointed at the backend; the rounds interleave the backends, and every round's
 // value is paired with the healthy backend's of the same round. Prints medians (min–max) and what
 // each missing backend adds to the healthy exit; bare node (no pyro-run) for scale.

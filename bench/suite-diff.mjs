@@ -20,11 +20,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childrenCpuMs } from './lib/proc.mjs';
+import { registerPathOf } from './lib/register-path.mjs';
 import { compareRuns, parseTap, tally } from './lib/tap.mjs';
 import { render, times } from './lib/table.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const register = path.join(root, 'dist/register.js');
+const register = registerPathOf(root);
 
 function usage(message) {
   console.error(`${message}\nusage: node bench/suite-diff.mjs <checkout> [-- <command that prints TAP>]`);

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registerPathOf } from './register-path.mjs';
 
 export const BENCH = path.resolve(import.meta.dirname, '..');
 export const REPO = path.resolve(BENCH, '..');
@@ -15,7 +16,7 @@ export const NODE = {
   26: path.join(REPO, 'node_modules/node26/bin/node'),
 };
 
-export const PYRO_REGISTER = path.join(REPO, 'dist/register.js');
+export const PYRO_REGISTER = registerPathOf(REPO);
 const OTEL_REGISTER = fileURLToPath(import.meta.resolve('@opentelemetry/auto-instrumentations-node/register'));
 const COMBO = path.join(BENCH, 'contenders/combo.mjs');
 
@@ -42,7 +43,7 @@ export const CONTENDERS = [
  */
 const BASELINE = process.env.PYRO_RUN_BENCH_BASELINE;
 if (BASELINE) {
-  CONTENDERS.push({ id: 'pyro-baseline', label: `pyro-run full, ${path.basename(path.resolve(BASELINE))}`, preload: ['--import', path.resolve(BASELINE, 'dist/register.js')], env: {} });
+  CONTENDERS.push({ id: 'pyro-baseline', label: `pyro-run full, ${path.basename(path.resolve(BASELINE))}`, preload: ['--import', registerPathOf(path.resolve(BASELINE))], env: {} });
 }
 
 /** Where the local-mode contender records (the throughput bench empties it after its run). */

@@ -10,6 +10,7 @@ import { Logger, reason } from '../log.js';
 import { createRedactor } from '../util/redact.js';
 import { proxyCredentials } from '../config/proxy.js';
 import type { Started } from './agent.js';
+import { requireBoot, requireWorkerAgent } from './lazy-parts.js';
 
 /** Node versions the OTel SDK and our sampler support (engines of @opentelemetry/sdk-node). */
 const MIN_NODE: readonly [number, number] = [22, 15];
@@ -76,17 +77,6 @@ export function start(env: Env = process.env): Started | undefined {
 /** What a relayed SIGTERM would have done: the app's handlers (or our flush, then death) run. */
 function stopAsOnSigterm(): void {
   process.kill(process.pid, 'SIGTERM');
-}
-
-function requireBoot(): typeof import('./boot.js') {
-  // Synchronous on purpose: the app must not start loading before instrumentation is in place,
-  // and `require(esm)` of our own graph (no top-level await) keeps `--require` working too.
-  return (globalThis.process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('./boot.js') as typeof import('./boot.js');
-}
-
-function requireWorkerAgent(): typeof import('../threads/worker-agent.js') {
-  // As requireBoot: synchronous, before the worker's script.
-  return (globalThis.process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('../threads/worker-agent.js') as typeof import('../threads/worker-agent.js');
 }
 
 /**

@@ -1,10 +1,11 @@
 /**
  * What to run: classify the user's command and build the child's argv and env so the preload
- * (dist/register.js) loads first. Pure: file-system facts, versions and env are passed in.
+ * (dist/preload/register.js) loads first. Pure: file-system facts, versions and env are passed in.
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Env } from '../config/index.js';
+import { MAIN_PRELOAD_URL } from '../preloads.js';
 
 /**
  * - node: the command is a Node binary; our flags go right after it.
@@ -114,7 +115,7 @@ export interface LaunchInput {
   /** The user's command: first word and its arguments, verbatim. */
   command: readonly string[];
   kind: Exclude<CommandKind, 'missing-script'>;
-  /** Path of dist/register.js. */
+  /** Path of the main thread's preload (dist/preload/register.js). */
   registerPath: string;
   /** The Node that runs scripts (process.execPath). */
   execPath: string;
@@ -150,7 +151,7 @@ export function buildLaunch(input: LaunchInput): Launch {
   return { file: input.execPath, args: [...ours, first, ...rest], env };
 }
 
-/** Path of the preload, resolved from this compiled file (dist/src/cli/argv.js → dist/register.js). */
+/** Path of the main thread's preload, the file `--require` takes. */
 export function registerPath(): string {
-  return fileURLToPath(new URL('../../register.js', import.meta.url));
+  return fileURLToPath(MAIN_PRELOAD_URL);
 }

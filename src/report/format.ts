@@ -1,4 +1,7 @@
-/** Human-readable numbers for the text summary (the page formats the same way in its own script). */
+/**
+ * Human-readable numbers, the same in the text summary and on the report page (whose bundle
+ * imports this module, so it must stay free of Node's APIs).
+ */
 
 /** Nanoseconds → `0`, `850µs`, `12.3ms`, `1.20s`, `2m05s`: three significant digits at most. */
 export function formatDuration(ns: number): string {
@@ -41,3 +44,6 @@ export function truncate(text: string, width: number): string {
 
 /** 1666024 → `1,666,024`. */
 export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** Epoch ms → `2026-11-29 22:15:04.000` (UTC: the same clock as span timestamps); `?` when not a time. */
+export const formatTime = (ms: number): string => (Number.isFinite(ms) ? new Date(ms).toISOString().replace('T', ' ').replace('Z', '') : '?');

@@ -14,8 +14,12 @@ export type FrameOwner =
   /** pyro-run's bundles; `module` is what the bundle holds (`instrumentation-pg`, `OpenTelemetry`, `agent`). */
   | { kind: 'agent'; module: string };
 
-/** The agent's files under its dist folder: the preloads' bundles, the vendored OpenTelemetry bundles, the compiled sources. */
-const AGENT_FILES = /^(?:register\.js$|vendor\/|src\/)/;
+/**
+ * The agent's files under its dist folder: the preloads' bundles (preload/; register.js where
+ * recordings of earlier builds name the main thread's), the vendored OpenTelemetry bundles, the
+ * compiled sources.
+ */
+const AGENT_FILES = /^(?:preload\/|register\.js$|vendor\/|src\/)/;
 /** Where the agent's dist folder is, when the recording does not say (recordings from before it did). */
 const AGENT_DIST_GUESS = /[\\/]pyro-run[\\/]dist[\\/](.*)$/;
 const NODE_MODULES = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/g;

@@ -6,7 +6,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunAggregates } from './aggregate.js';
-import { PAGE_SCRIPT } from './page-script.js';
+import { pageScript } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'";
@@ -92,7 +92,7 @@ export function renderReportHtml(aggregates: RunAggregates): string {
 </head>
 <body>${BODY}
 <script type="application/json" id="report-data">${embedJson(aggregates)}</script>
-<script>${PAGE_SCRIPT}</script>
+<script>${pageScript()}</script>
 </body>
 </html>
 `;

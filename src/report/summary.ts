@@ -6,6 +6,9 @@
 import type { EndpointStats, RunAggregates, SampleShare, SelfTime, ThreadStats } from './aggregate.js';
 import { printable } from '../util/printable.js';
 import { formatBytes, formatDuration, formatPercent, truncate } from './format.js';
+import { memoryInUseText } from './memory-in-use.js';
+import { threadShares } from './thread-shares.js';
+import { waitParts } from './wait-parts.js';
 
 export interface SummaryOptions {
   /** Endpoints listed; default 10. */
@@ -49,14 +52,10 @@ function shareText(label: string, share: SampleShare, unmatchedWords: string): s
  * workers (by wall time when no CPU was recorded); undefined for a run without workers.
  */
 function threadsText(threads: readonly ThreadStats[] | undefined): string | undefined {
-  if (threads === undefined) return undefined;
-  const cpu = threads.reduce((n, thread) => n + thread.cpuNs, 0);
-  const byCpu = cpu > 0;
-  const valueOf = (thread: ThreadStats) => (byCpu ? thread.cpuNs : thread.wallNs);
-  const whole = threads.reduce((n, thread) => n + valueOf(thread), 0);
-  if (whole <= 0) return undefined;
-  const parts = threads.map((thread) => `${printable(thread.name)} ${formatPercent(valueOf(thread), whole)}`);
-  return `${byCpu ? 'CPU' : 'Wall'} time by thread: ${parts.join(', ')}`;
+  const shares = threadShares(threads);
+  if (shares === undefined) return undefined;
+  const parts = shares.threads.map((thread) => `${printable(thread.name)} ${formatPercent(thread.value, shares.whole)}`);
+  return `${shares.measure} time by thread: ${parts.join(', ')}`;
 }
 
 const STATEMENT_WIDTH = 60;
@@ -69,12 +68,11 @@ const STATEMENT_WIDTH = 60;
 function waitsText(endpoint: EndpointStats): string | undefined {
   const waits = endpoint.waits;
   if (waits === undefined) return undefined;
-  const parts = [`CPU ${formatDuration(waits.cpuNs)}`];
-  if (waits.workerCpuNs > 0) parts.push(`workers' CPU ${formatDuration(waits.workerCpuNs)}`);
-  if (waits.databaseNs > 0) parts.push(`database ${formatDuration(waits.databaseNs)} (${waits.databaseCallsP50} call${waits.databaseCallsP50 === 1 ? '' : 's'})`);
-  if (waits.httpNs > 0) parts.push(`HTTP calls ${formatDuration(waits.httpNs)}`);
-  if (waits.otherCallsNs > 0) parts.push(`other calls ${formatDuration(waits.otherCallsNs)}`);
-  parts.push(`neither ${formatDuration(waits.restNs)}`);
+  const calls = ` (${waits.databaseCallsP50} call${waits.databaseCallsP50 === 1 ? '' : 's'})`;
+  // CPU and neither always, the calls where the requests made some.
+  const parts = waitParts(waits)
+    .filter(({ part, ns }) => ns > 0 || part === 'cpu' || part === 'rest')
+    .map(({ part, title, ns }) => `${title} ${formatDuration(ns)}${part === 'database' ? calls : ''}`);
   const { repeated } = waits;
   if (repeated !== undefined) parts.push(`repeated: "${truncate(printable(repeated.text), STATEMENT_WIDTH)}" ×${repeated.perRequestMax} in one request`);
   return `  ${truncate(printable(endpoint.name) || '(unnamed)', NAME_WIDTH)}  ${formatDuration(waits.durationNs)}: ${parts.join(' · ')}`;
@@ -111,9 +109,7 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   const other = aggregates.run.otherThreadsCpu;
   if (other !== undefined && other.cpuNs > 0) lines.push(other.words);
   for (const snapshot of aggregates.snapshots) {
-    const top = topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total);
-    const when = snapshot.outOfMemoryAt === undefined ? 'at the last window' : `when the heap limit was hit (${snapshot.outOfMemoryAt})`;
-    lines.push(`Memory in use ${when}: ${formatBytes(snapshot.total)}${top ? `, allocated in ${top}` : ''}`);
+    lines.push(memoryInUseText(snapshot, formatBytes(snapshot.total), topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total)));
   }
   if (aggregates.run.partial) lines.push(`Partial: ${aggregates.run.partial}`);
   return `${lines.join('\n')}\n`;

@@ -6,13 +6,15 @@
  * thread's preload.
  */
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import * as threads from 'node:worker_threads';
 import { EXEC_ARGV_KEY } from './protocol.js';
 import { globalState } from '../util/global-state.js';
+import { MAIN_PRELOAD_URL } from '../preloads.js';
 import { startWorker } from './worker-agent.js';
 
 if (threads.isMainThread) {
-  createRequire(import.meta.url)('../../register.js');
+  createRequire(import.meta.url)(fileURLToPath(MAIN_PRELOAD_URL));
 } else {
   restoreExecArgv();
   if (!(threads as { isInternalThread?: boolean }).isInternalThread && !globalState().started) {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
 import { EXEC_ARGV_KEY } from './protocol.js';
+import { MAIN_PRELOAD_URL, WORKER_PRELOAD_URL } from '../preloads.js';
 
 /**
  * Every worker thread the app starts runs the agent's preload. A worker runs the `--require`
@@ -9,7 +10,7 @@ import { EXEC_ARGV_KEY } from './protocol.js';
  * constructor of each thread with an agent adds `--require` of a worker's preload
  * (worker-preload.ts: a worker's agent only, lighter than the main thread's) to the options of
  * every worker it starts: to the app's `execArgv` when it gives one, else to this thread's, which a
- * worker inherits when given none, less the main thread's preload (`--require …/dist/register.js`
+ * worker inherits when given none, less the main thread's preload (`--require …/dist/preload/register.js`
  * as the CLI gives it, or a user's `--import`), which a worker would load for nothing.
  *
  * Inside the worker, `process.execArgv` is what it would have been without pyro-run, but for the
@@ -25,9 +26,8 @@ import { EXEC_ARGV_KEY } from './protocol.js';
  */
 
 /** A worker's preload, as a path its `--require` takes. */
-const WORKER_PRELOAD = fileURLToPath(new URL('./worker-preload.js', import.meta.url));
+const WORKER_PRELOAD = fileURLToPath(WORKER_PRELOAD_URL);
 /** The main thread's preload, as the CLI and users name it in `--import` or `--require`: a file URL or a path. */
-const MAIN_PRELOAD_URL = new URL('../../register.js', import.meta.url);
 const MAIN_PRELOADS: ReadonlySet<string> = new Set([MAIN_PRELOAD_URL.href, fileURLToPath(MAIN_PRELOAD_URL)]);
 const PRELOAD_FLAGS: ReadonlySet<string> = new Set(['--import', '--require', '-r']);
 /** pyro-run's own scripts (the final flush's worker): started as they are. */

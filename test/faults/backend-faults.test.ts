@@ -3,7 +3,7 @@
  * support/backend-faults.ts: refused, unresolvable name, a resolver that never answers, accepts and
  * never answers, answers after 30 s, 500s, 429 + Retry-After, connection reset mid-body, 200 with a
  * garbage body, TLS spoken to a plain-HTTP port), applied to Pyroscope /ingest alone, to OTLP
- * alone and to both, the app (test/fixtures/apps/server.cjs under `--import dist/register.js`,
+ * alone and to both, the app (test/fixtures/apps/server.cjs under `--import dist/preload/register.js`,
  * serving /work/:seq) must not notice:
  *
  * - every response is right, and throughput and p99 latency stay within TOLERANCE of the same app

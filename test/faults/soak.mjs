@@ -1,6 +1,6 @@
 // Soak: `node test/faults/soak.mjs [--minutes N] [--phase-seconds S] [--strict]` (needs `npm run build`).
 //
-// An app under pyro-run (test/fixtures/faults/steady-server.cjs, `--import dist/register.js`) serves
+// An app under pyro-run (test/fixtures/faults/steady-server.cjs, `--import dist/preload/register.js`) serves
 // a steady closed-loop load for N minutes (default 10) while its backend (the test receiver, one for
 // Pyroscope /ingest and OTLP) flaps: healthy, 500s, healthy, hangs, … each phase S seconds
 // (default 40/30/40/30). A probe preload (test/fixtures/faults/probe.cjs) records RSS, open file

@@ -14,12 +14,11 @@ import { SETTINGS } from '../../src/config/index.js';
 import { ASYNC_CONTEXT_FRAME_FLAG } from '../../src/cli/argv.js';
 import { LAUNCHED_APP_SLACK_MS } from '../../src/cli/main.js';
 import { RELAYED_SIGNALS } from '../../src/cli/signals.js';
-import { runCli as runCliChild } from '../support/child.js';
+import { registerPath as REGISTER, runCli as runCliChild } from '../support/child.js';
 import { cpuIngests } from '../support/linking.js';
 import { startReceiver } from '../support/receiver.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../bin/pyro-run.js');
-const REGISTER = path.resolve(import.meta.dirname, '../../register.js');
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/cli');
 const fixture = (name: string) => path.join(FIXTURES, name);
 const PACKAGE_VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string }).version;

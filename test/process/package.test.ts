@@ -1,6 +1,7 @@
 /**
  * What users install: the packed tarball, installed with production dependencies only into a
- * fresh project, runs an app through `npx pyro-run` and through `node --import pyro-run/register`.
+ * fresh project, runs an app through `npx pyro-run` and through `node --import pyro-run/register`
+ * (and `--require`).
  * The tarball carries the built code only: no tests, no TypeScript sources, no install scripts.
  */
 import assert from 'node:assert/strict';
@@ -28,12 +29,15 @@ before(() => {
   project = fresh();
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'packed-app', private: true, type: 'module' }));
   writeFileSync(path.join(project, 'app.mjs'), "import http from 'node:http';\nawait fetch('data:,hello');\nconsole.log('app ran', http.STATUS_CODES[200]);\n");
+  writeFileSync(path.join(project, 'app.cjs'), "const http = require('node:http');\nconsole.log('app ran', http.STATUS_CODES[200]);\n");
   npm(['install', '--omit=dev', '--no-package-lock', tarball], project);
 }, { timeout: NPM_TIMEOUT_MS * 2 });
 
 describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
   it('holds the built code and the README only', () => {
-    assert.ok(files.includes('dist/register.js'));
+    assert.ok(files.includes('dist/preload/register.js'));
+    assert.ok(files.includes('dist/preload/worker.js'));
+    assert.ok(files.includes('dist/page/report.js'), 'the report page\'s script, which html.ts reads');
     assert.ok(files.includes('dist/bin/pyro-run.js'));
     assert.ok(files.includes('dist/src/index.js'));
     assert.ok(files.includes('README.md'));
@@ -55,11 +59,23 @@ describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
     assert.match(npx.stderr, /pyro-run: recording to pyro-run-data\/packed-app-/);
   });
 
-  it('runs an app through `node --import pyro-run/register app.mjs`', async () => {
-    const app = runNode(['--import', 'pyro-run/register', 'app.mjs'], { cwd: project, env: { PYRO_RUN_QUIET: 'on' } });
-    const exit = await app.exit(60_000);
-    assert.equal(exit.code, 0, app.stderr);
-    assert.match(app.stdout, /app ran OK/);
-    assert.equal(app.stderr, '');
+  it("writes that run's report page (`npx pyro-run report`), the page's script inlined from the package", async () => {
+    const npx = new Child(spawn('npx', ['--no-install', 'pyro-run', 'report'], { cwd: project, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+    const exit = await npx.exit(60_000);
+    assert.equal(exit.code, 0, npx.stderr);
+    const file = /^Report: (.+)$/m.exec(npx.stdout)?.[1];
+    assert.ok(file, npx.stdout);
+    const script = readFileSync(path.join(project, 'node_modules/pyro-run/dist/page/report.js'), 'utf8');
+    assert.ok(readFileSync(file, 'utf8').includes(`<script>${script}</script>`));
   });
+
+  for (const [flag, app] of [['--import', 'app.mjs'], ['--require', 'app.cjs']] as const) {
+    it(`runs an app through \`node ${flag} pyro-run/register ${app}\``, async () => {
+      const child = runNode([flag, 'pyro-run/register', app], { cwd: project, env: { PYRO_RUN_QUIET: 'on' } });
+      const exit = await child.exit(60_000);
+      assert.equal(exit.code, 0, child.stderr);
+      assert.match(child.stdout, /app ran OK/);
+      assert.equal(child.stderr, '');
+    });
+  }
 });

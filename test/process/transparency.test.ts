@@ -222,7 +222,8 @@ test("the agent takes no numbers from the app's Math.random (a seeded sequence s
 test('no code the agent loads calls Math.random (host-metrics, off by default, aside)', () => {
   const vendor = readdirSync(path.join(repoRoot, 'dist/vendor')).filter((file) => file.endsWith('.cjs') && file !== 'instrumentation-host-metrics.cjs').map((file) => path.join(repoRoot, 'dist/vendor', file));
   const own = readdirSync(path.join(repoRoot, 'dist/src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => path.join(repoRoot, 'dist/src', file));
-  const files = [path.join(repoRoot, 'dist/register.js'), ...vendor, ...own];
+  const preloads = readdirSync(path.join(repoRoot, 'dist/preload')).map((file) => path.join(repoRoot, 'dist/preload', file));
+  const files = [...preloads, ...vendor, ...own];
   for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
 });
 

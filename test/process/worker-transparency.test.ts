@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import path from 'node:path';
-import { fixture, NODE22, NODE26, registerPath, repoRoot, runCli, runNode } from '../support/child.js';
+import { fixture, NODE22, NODE26, registerPath, runCli, runNode, workerPreloadPath } from '../support/child.js';
 import { readRecording } from '../support/read-recording.js';
 import { OtlpSpanKind } from '../support/receiver.js';
 import { scratchDirs } from '../support/scratch.js';
@@ -64,10 +63,9 @@ test('workers started with options of their own, or none, or an environment of t
   // process.execArgv in each worker is what Node gives it without pyro-run: the main thread's (or
   // its starter's), or its own; the main thread's preload stands as a worker's, which a process
   // started with it runs as the main thread's.
-  const workerPreload = path.join(repoRoot, 'dist/src/threads/worker-preload.js');
   for (const output of [bare, agent]) {
     const execArgvOf = (who: string) => JSON.parse(new RegExp(`^${who}: execArgv (.*)$`, 'm').exec(output)![1]!) as string[];
-    const main = execArgvOf('main').join('\n').replace(`--import\n${registerPath}`, `--require\n${workerPreload}`).split('\n');
+    const main = execArgvOf('main').join('\n').replace(`--import\n${registerPath}`, `--require\n${workerPreloadPath}`).split('\n');
     for (const inheriting of ['inherited', 'envless', 'nesting', 'nested', 'forked']) assert.deepEqual(execArgvOf(inheriting), main, inheriting);
     assert.deepEqual(execArgvOf('given'), ['--no-warnings']);
     assert.deepEqual(execArgvOf('empty'), []);

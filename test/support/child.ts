@@ -2,10 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAIN_PRELOAD_URL, WORKER_PRELOAD_URL } from '../../src/preloads.js';
 
 /** Paths of the built package, as users run it. Tests run from dist/test/**. */
 export const repoRoot = path.resolve(fileURLToPath(import.meta.url), '../../../..');
-export const registerPath = path.join(repoRoot, 'dist/register.js');
+export const registerPath = fileURLToPath(MAIN_PRELOAD_URL);
+export const workerPreloadPath = fileURLToPath(WORKER_PRELOAD_URL);
 export const cliPath = path.join(repoRoot, 'dist/bin/pyro-run.js');
 export const fixture = (...parts: string[]) => path.join(repoRoot, 'test/fixtures', ...parts);
 /** The other Node majors, from devDependencies (the tests themselves run on Node 24). */

@@ -260,8 +260,8 @@ describe('classifying the command', () => {
 });
 
 describe('the launch', () => {
-  const PRELOAD = '/opt/pyro-run/dist/register.js';
-  const URL = 'file:///opt/pyro-run/dist/register.js';
+  const PRELOAD = '/opt/pyro-run/dist/preload/register.js';
+  const URL = 'file:///opt/pyro-run/dist/preload/register.js';
   const EXEC = '/opt/node/bin/node';
   const launch = (over: Partial<LaunchInput>) =>
     buildLaunch({ command: ['app.js'], kind: 'script', registerPath: PRELOAD, execPath: EXEC, nodeVersion: '24.21.0', env: {}, ...over });
@@ -328,7 +328,7 @@ describe('the launch', () => {
     { name: 'already there as -r path', existing: `-r ${PRELOAD}`, expected: `-r ${PRELOAD}` },
     { name: 'already there as --import url', existing: `--enable-source-maps --import ${URL}`, expected: `--enable-source-maps --import ${URL}` },
     { name: 'already there as --import=url', existing: `--import=${URL}`, expected: `--import=${URL}` },
-    { name: 'already there as a quoted path', existing: '--import="/opt/pyro-run/dist/register.js"', expected: '--import="/opt/pyro-run/dist/register.js"' },
+    { name: 'already there as a quoted path', existing: '--import="/opt/pyro-run/dist/preload/register.js"', expected: '--import="/opt/pyro-run/dist/preload/register.js"' },
     { name: 'ACF flag before the preload', existing: '--trace-warnings', acf: true, expected: `--trace-warnings ${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}` },
     { name: 'ACF flag not twice', existing: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}`, acf: true, expected: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}` },
     { name: 'a path Node would split is quoted', existing: '--trace-warnings', preload: '/a b/register.js', expected: '--trace-warnings "--require=/a b/register.js"' },
@@ -367,7 +367,7 @@ describe('the launch', () => {
     assert.equal(quoteNodeOption('--import=file:///x/register.js'), '--import=file:///x/register.js');
   });
 
-  it('the preload is the compiled register.js next to the compiled CLI', () => {
-    assert.equal(registerPath(), path.resolve(import.meta.dirname, '../../register.js'));
+  it("the preload is the main thread's bundle, dist/preload/register.js", () => {
+    assert.equal(registerPath(), path.resolve(import.meta.dirname, '../../preload/register.js'));
   });
 });

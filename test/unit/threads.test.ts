@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { syncBuiltinESMExports } from 'node:module';
 import { describe, it } from 'node:test';
@@ -19,6 +19,7 @@ import { OWN, type ToMain } from '../../src/threads/protocol.js';
 import { RecentWork } from '../../src/threads/recent-work.js';
 import { SpanDirectory } from '../../src/threads/span-directory.js';
 import { workerThreadName } from '../../src/threads/worker-agent.js';
+import { MAIN_PRELOAD_URL } from '../../src/preloads.js';
 import { preloadsAgent, refusedOptions, shownExecArgv, withoutMainPreload, withPreload } from '../../src/threads/worker-spawn.js';
 
 const labels = (n: number, name = `span ${n}`) => new SpanLabels(n.toString(16).padStart(16, '0'), n.toString(16).padStart(32, '0'), { name });
@@ -28,7 +29,7 @@ describe('a worker started with the preload', () => {
 
   it('gets `--require <worker-preload.js>` after the options it has, once', () => {
     assert.deepEqual(withPreload(['--enable-source-maps']), ['--enable-source-maps', '--require', preload]);
-    assert.ok(preload.endsWith(path.join('threads', 'worker-preload.js')));
+    assert.ok(preload.endsWith(path.join('dist', 'preload', 'worker.js')));
     assert.ok(existsSync(preload), 'the built file');
     assert.deepEqual(withPreload(['--require', preload]), ['--require', preload]);
     assert.ok(preloadsAgent(['-r', preload]));
@@ -37,7 +38,7 @@ describe('a worker started with the preload', () => {
   });
 
   it('inherits the main thread’s options but its preload, however given: a worker would load the main thread’s agent for nothing', () => {
-    const main = new URL('../../register.js', pathToFileURL(preload));
+    const main = MAIN_PRELOAD_URL;
     for (const given of [['--import', main.href], [`--import=${main.href}`], ['--require', fileURLToPath(main)], ['-r', fileURLToPath(main)], [`--require=${fileURLToPath(main)}`]]) {
       assert.deepEqual(withoutMainPreload(['--enable-source-maps', ...given, '--conditions=dev']), ['--enable-source-maps', '--conditions=dev'], given.join(' '));
     }
@@ -45,7 +46,7 @@ describe('a worker started with the preload', () => {
   });
 
   it('shows, in the worker, the execArgv it would have had, but for the main thread’s preload, which stands as its own (a loader hooks thread starts from it)', () => {
-    const main = new URL('../../register.js', pathToFileURL(preload)).href;
+    const main = MAIN_PRELOAD_URL.href;
     assert.deepEqual(shownExecArgv(['--no-warnings']), ['--no-warnings']);
     assert.deepEqual(shownExecArgv(['--import=tsx', '--import', main, '--max-old-space-size=300']), ['--import=tsx', '--require', preload, '--max-old-space-size=300']);
   });

@@ -6,8 +6,8 @@
  * preload, threads/worker-spawn.ts); never in Node's own internal threads (the module hooks').
  */
 import * as threads from 'node:worker_threads';
-import { start, startWorker } from './src/agent/start.js';
-import { globalState } from './src/util/global-state.js';
+import { start, startWorker } from './agent/start.js';
+import { globalState } from './util/global-state.js';
 
 if (!(threads as { isInternalThread?: boolean }).isInternalThread && !globalState().started) {
   globalState().started = true;
