@@ -34,7 +34,7 @@ export function parseTap(text) {
     const parent = lastDepth > depth;
     lastDepth = depth;
     if (parent) continue;
-    const title = unescape(result[3].trim());
+    const title = unescapeTitle(result[3].trim());
     const base = [...open.slice(0, depth), title].join(' › ');
     const count = (seen.get(base) ?? 0) + 1;
     seen.set(base, count);
@@ -46,7 +46,7 @@ export function parseTap(text) {
 }
 
 /** TAP escapes `#` and `\` in names. */
-function unescape(title) {
+function unescapeTitle(title) {
   return title.replace(/\\([#\\])/g, '$1');
 }
 

@@ -127,7 +127,7 @@ export class Agent implements Finisher {
     this.gatherTimer = undefined;
     const held = this.hold.take();
     if (held) destination.profiles(held);
-    let window;
+    let window: ProfileWindow | undefined;
     try {
       window = profiler?.cut(true);
     } catch (error) {

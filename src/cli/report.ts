@@ -10,7 +10,7 @@ import { Option } from 'commander';
 import { DEFAULT_OUTPUT_DIR } from '../config/index.js';
 import { aggregateRun } from '../report/aggregate.js';
 import { writeReportHtml } from '../report/html.js';
-import { loadRunSync, RunError } from '../report/load-run.js';
+import { type LoadedRun, loadRunSync, RunError } from '../report/load-run.js';
 import { formatSummary } from '../report/summary.js';
 import { type CommandIo, oneLine, parseSubcommand, subcommand } from './subcommand.js';
 
@@ -65,7 +65,7 @@ function writeOutput(file: string, write: (file: string) => void): void {
 
 function report(options: ReportOptions, io: ReportIo): void {
   const dir = path.resolve(io.cwd, options.dir ?? DEFAULT_DATA_DIR);
-  let run;
+  let run: LoadedRun;
   try {
     run = loadRunSync(dir);
   } catch (error) {

@@ -123,7 +123,7 @@ export const SETTINGS = {
   profilesExporter: { flag: 'profiles-exporter', arg: '<name>', env: 'PYRO_RUN_PROFILES_EXPORTER', description: `where profiles go in remote mode: ${PROFILES_EXPORTERS.join(', ')} (the OTLP profiles signal, e.g. to a Collector or Pyroscope's /v1development/profiles)`, defaultText: 'pyroscope', parse: oneOf(PROFILES_EXPORTERS) },
   otlpProfilesEndpoint: { flag: 'otlp-profiles-endpoint', arg: '<url>', env: 'OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT', description: `full OTLP profiles URL (used as given; else the OTLP base URL + ${OTLP_PROFILES_PATH})`, parse: parseExactUrl },
   otlpHeaders: { flag: 'otlp-headers', arg: '<k=v,...>', env: 'OTEL_EXPORTER_OTLP_HEADERS', description: 'headers sent with OTLP exports (values URL-encoded)', secret: true, parse: parseHeaders },
-} satisfies Record<string, Setting<any>>;
+} satisfies Record<string, Setting>;
 
 export type SettingKey = keyof typeof SETTINGS;
 export type ValueOf<K extends SettingKey> = (typeof SETTINGS)[K] extends Setting<infer T> ? T : never;

@@ -81,7 +81,9 @@ export function mergeProfiles(profiles: readonly Profile[], dropLabels: Readonly
         samples.push({ locationId, value: sample.value.map(Number), label });
       } else {
         const values = (samples[at] as (typeof samples)[number]).value;
-        sample.value.forEach((value, i) => (values[i] = (values[i] ?? 0) + Number(value)));
+        sample.value.forEach((value, i) => {
+          values[i] = (values[i] ?? 0) + Number(value);
+        });
       }
     }
   }

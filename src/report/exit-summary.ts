@@ -3,12 +3,12 @@
  * where only synchronous work still runs): the endpoint table of its own run.
  */
 import { aggregateRun } from './aggregate.js';
-import { loadRunSync, RunError } from './load-run.js';
+import { type LoadedRun, loadRunSync, RunError } from './load-run.js';
 import { formatSummary } from './summary.js';
 
 /** The summary of the run in `dir`, without a trailing newline; undefined when nothing was recorded. */
 export function exitSummary(dir: string): string | undefined {
-  let run;
+  let run: LoadedRun;
   try {
     run = loadRunSync(dir);
   } catch (error) {

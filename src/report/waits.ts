@@ -232,7 +232,9 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
   // The waterfalls' own CPU, in one pass too.
   const shown = waits.flatMap((entry) => entry?.waterfall?.spans ?? []);
   const own = cpuOfSpans(shown.map((span) => span.span)).own;
-  shown.forEach((span, i) => (span.cpuNs = own[i] as number));
+  shown.forEach((span, i) => {
+    span.cpuNs = own[i] as number;
+  });
   return waits;
 }
 

@@ -167,7 +167,10 @@ function answerCollects(flags: Int32Array, ship: () => void): void {
   let asked = Atomics.load(flags, COLLECT);
   const wait = (): void => {
     const waited = Atomics.waitAsync(flags, COLLECT, asked);
-    if (!waited.async) return answer();
+    if (!waited.async) {
+      answer();
+      return;
+    }
     void waited.value.then(answer);
   };
   const answer = (): void => {

@@ -7,6 +7,7 @@
  */
 
 /** Any function: shimmer wraps whatever a module exports. */
+// biome-ignore lint/suspicious/noExplicitAny: any parameters at all; `unknown[]` would refuse functions that declare theirs.
 export type AnyFunction = (...args: any[]) => unknown;
 
 /** Own properties a function cannot be given (strict-mode poison pills on some functions). */

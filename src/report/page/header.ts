@@ -31,7 +31,9 @@ export function renderHeader(): void {
     parts.push(part);
   }
   if (parts.length === 0) share.append('no profile samples recorded');
-  parts.forEach((part, i) => share.append(...(i > 0 ? [' · ', part] : [part])));
+  parts.forEach((part, i) => {
+    share.append(...(i > 0 ? [' · ', part] : [part]));
+  });
   renderThreadShares();
   if (run.otherThreadsCpu && run.otherThreadsCpu.cpuNs > 0) meta.append(el('p', { class: 'meta', 'data-testid': 'other-threads' }, run.otherThreadsCpu.words));
   for (const snapshot of data.snapshots) {
@@ -49,6 +51,8 @@ function renderThreadShares(): void {
   if (!shares) return;
   const line = byTestId('threads');
   line.append(`${shares.measure} time by thread: `);
-  shares.threads.forEach((t, i) => line.append(...(i > 0 ? [' · '] : []), el('span', { 'data-thread': t.name }, `${t.name} `, el('strong', {}, formatPercent(t.value, shares.whole)))));
+  shares.threads.forEach((t, i) => {
+    line.append(...(i > 0 ? [' · '] : []), el('span', { 'data-thread': t.name }, `${t.name} `, el('strong', {}, formatPercent(t.value, shares.whole))));
+  });
   line.hidden = false;
 }
