@@ -11,7 +11,7 @@ type Each<K extends keyof Input> = NonNullable<Input[K]> extends (infer T)[] ? T
  * the same stack and labels summed, the labels named in `dropLabels` removed first (so that
  * samples that differed only by them merge too). It covers from the first profile's start for the
  * sum of their durations. Used to thin older profile windows of a recording in place of deleting
- * them (local-recorder.ts); the pprof message is profile.proto's (github.com/google/pprof).
+ * them (export/local/window-merge.ts); the pprof message is profile.proto's (github.com/google/pprof).
  */
 export function mergeProfiles(profiles: readonly Profile[], dropLabels: ReadonlySet<string>): Profile {
   const { Profile: ProfileClass, StringTable } = pprofFormat();
@@ -102,7 +102,7 @@ export function mergeProfiles(profiles: readonly Profile[], dropLabels: Readonly
   });
 }
 
-/** gunzip + decode each gzipped pprof body, merge (mergeProfiles), encode + gzip. Synchronous: see local-recorder.ts. */
+/** gunzip + decode each gzipped pprof body, merge (mergeProfiles), encode + gzip. Synchronous, CPU-heavy: local mode runs it in its merge thread (export/local/merge-thread.ts). */
 export function mergeGzippedProfiles(bodies: readonly Uint8Array[], dropLabels: ReadonlySet<string>): Buffer {
   const { Profile: ProfileClass } = pprofFormat();
   const profiles = bodies.map((body) => ProfileClass.decode(nodeZlib().gunzipSync(body)));

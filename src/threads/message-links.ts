@@ -19,7 +19,8 @@ import type { SpanDirectory } from './span-directory.js';
  *
  * The listeners get the very message posted (a structured clone of it, as always); an envelope is
  * only ever sent while every thread of the process takes envelopes off (`mayWrap`: each runs the
- * agent's preload, worker-spawn.ts), and a message the receiving side would not recognise as ours
+ * agent's preload, worker-spawn.ts, but for pyro-run's own merge thread, which takes them off
+ * itself: withoutEnvelope), and a message the receiving side would not recognise as ours
  * cannot be forged by an app (the tag starts with a NUL).
  */
 
@@ -33,6 +34,14 @@ const isPlainObject = (value: unknown): value is object => {
   return proto === Object.prototype || proto === null;
 };
 const isEnvelope = (value: unknown): value is Envelope => Array.isArray(value) && value.length === 3 && value[0] === ENVELOPE;
+
+/**
+ * The message as it was posted, out of its envelope if it came in one: for a thread that takes
+ * envelopes off without this thread's hooks (pyro-run's own merge thread, export/local/merge-worker.ts).
+ */
+export function withoutEnvelope(value: unknown): unknown {
+  return isEnvelope(value) ? value[2] : value;
+}
 
 /** Where Node's MessagePort dispatches a message to its listeners (lib/internal/event_target.js). */
 const HYBRID_DISPATCH = Symbol.for('nodejs.internal.kHybridDispatch');
@@ -121,7 +130,7 @@ export function linkMessages(parts: MessageLinkParts): void {
   threads.receiveMessageOnPort = function receiveMessageOnPort(this: unknown) {
     const received = Reflect.apply(receive, this, arguments) as { message: unknown } | undefined;
     if (received === undefined) return received;
-    const message = isEnvelope(received.message) ? received.message[2] : received.message;
+    const message = withoutEnvelope(received.message);
     // Ports it transferred: the message itself, or a plain object's top level.
     markPublic(message);
     if (isPlainObject(message)) for (const value of Object.values(message)) markPublic(value);

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { MANIFEST_GROWTH } from '../../src/export/local/local-recorder.js';
+import { MANIFEST_GROWTH } from '../../src/export/local/run-manifest.js';
 import { runFolderName } from '../../src/recording.js';
 import { Child, childEnv, fixture, registerPath, repoRoot, runCli, runNode } from '../support/child.js';
 import { mountNamespaceUnavailable, runOnTmpfs } from '../support/mount-namespace.js';

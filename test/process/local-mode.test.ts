@@ -130,7 +130,7 @@ test('a tiny cap thins the oldest windows rather than deleting them: every time 
   const capMb = 0.25;
   const app = runCli(['--out', out, '--max-run-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], { env: { PORT: '0' } });
   // Windows of every second, until they outgrow their share of the cap: the recorder says so in
-  // run.json once it merged one (a fast machine serves the first 400 requests within four windows).
+  // run.json once it merged one. However slow the machine, load goes on until then (a minute at most).
   const base = `http://127.0.0.1:${(await app.line(/listening (\d+)/))[1]}`;
   const thinned = () => {
     const [runDir] = readdirSync(out);
@@ -140,7 +140,8 @@ test('a tiny cap thins the oldest windows rather than deleting them: every time 
       return false;
     }
   };
-  for (let batch = 0; batch < 40 && !thinned(); batch++) await load(base, (i) => ['/search?q=red%20mug', '/products/7', '/search?q=blue%20lamp'][i % 3]!, 100, 6);
+  const deadline = Date.now() + 60_000;
+  while (!thinned() && Date.now() < deadline) await load(base, (i) => ['/search?q=red%20mug', '/products/7', '/search?q=blue%20lamp'][i % 3]!, 100, 6);
   app.process.kill('SIGTERM');
   await app.exit();
   const run = readRecording(out);
@@ -159,6 +160,30 @@ test('a tiny cap thins the oldest windows rather than deleting them: every time 
   assert.ok(merged.length > 0, 'a merged window: samples with span_name, none with span_id or trace_id');
   assert.equal(app.stderr.match(/older profile windows are merged/g)?.length, 1, `warned once, not per window:\n${app.stderr}`);
   assert.ok((app.stderr.match(/further span details are not recorded/g)?.length ?? 0) <= 1, app.stderr);
+});
+
+test('thinning merges in a thread the app does not see: no worker event, no profiled thread, no warning, and the app ends by itself with its recording whole', async () => {
+  const out = tempDir();
+  const capMb = 0.25;
+  const app = runNode(['--import', registerPath, fixture('apps/thinning.mjs')], {
+    env: { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_MAX_RUN_MB: String(capMb), PYROSCOPE_FLUSH_INTERVAL_MS: '1000', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000' },
+  });
+  // The app stops its work once run.json counts two merges; nothing else would end it.
+  const { code } = await app.exit(90_000);
+  assert.equal(code, 0, app.stderr);
+  const seen = JSON.parse(app.stdout) as { thinned: number; workerEvents: number };
+  assert.ok(seen.thinned >= 2, `the windows outgrew the cap and were merged while the app ran: ${app.stdout}`);
+  assert.equal(seen.workerEvents, 0, "process.on('worker') heard of no thread");
+  assert.doesNotMatch(app.stderr, /in a thread of their own/, 'the merge thread ran');
+  const run = readRecording(out);
+  const { counts } = run.manifest;
+  assert.equal(run.manifest.complete, true);
+  assert.ok(counts.thinnedWindows >= seen.thinned);
+  assert.equal(counts.bytes, run.bytesOnDisk, 'run.json counts what is on disk');
+  assert.equal(counts.profileFiles, run.profiles.length);
+  assert.ok(run.bytesOnDisk <= Math.round(capMb * 1024 * 1024), `${run.bytesOnDisk} bytes on disk`);
+  const threads = new Set(run.profiles.flatMap((profile) => profile.samples.map((sample) => sample.labels.thread_name ?? 'main')));
+  assert.deepEqual([...threads], ['main'], 'the merge thread is not profiled');
 });
 
 test('SIGKILL during a run leaves only whole files', async () => {

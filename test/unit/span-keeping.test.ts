@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { bucketOf, bucketUpperNs, percentileNs } from '../../src/util/duration-histogram.js';
 import { MAX_ENDPOINTS, OTHER_ENDPOINT } from '../../src/export/local/endpoint-totals.js';
-import { splitPoint } from '../../src/export/local/local-recorder.js';
+import { splitPoint } from '../../src/export/local/span-files.js';
 import { SpanKeeper } from '../../src/export/local/span-keeping.js';
 
 const SERVER = 1;
