@@ -70,7 +70,7 @@ try {
     }
   }
   process.stdout.write(
-    render(`exit without a backend — Node 24, ${rounds} rounds interleaved; spawn → exit ms, median (min–max); "added" = median of per-round differences to the healthy backend`, ['app', 'backend', 'exit ms', 'added ms'], rows) + '\n',
+    `${render(`exit without a backend — Node 24, ${rounds} rounds interleaved; spawn → exit ms, median (min–max); "added" = median of per-round differences to the healthy backend`, ['app', 'backend', 'exit ms', 'added ms'], rows)}\n`,
   );
   process.stdout.write(`${misses.length === 0 ? 'PASS' : 'FAIL'}: no backend adds at most ${GOAL_MS} ms to the exit${misses.length ? ` (over: ${misses.join(', ')})` : ''}\n`);
 } finally {

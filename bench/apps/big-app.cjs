@@ -45,7 +45,7 @@ if (EVAL) {
 }
 
 let seq = 0;
-const server = http.createServer((req, res) => {
+const server = http.createServer((_req, res) => {
   seq++;
   // A different chain per request: the chains in a stride prime to their count.
   const start = order[((seq * 104729) % CHAINS) * DEPTH];

@@ -6,7 +6,7 @@ const { work } = require('./work.cjs');
 
 const app = express();
 let seq = 0;
-app.get('/json', (req, res) => {
+app.get('/json', (_req, res) => {
   res.json({ seq: ++seq, value: work(seq) });
 });
 const server = app.listen(0, '127.0.0.1', () => {

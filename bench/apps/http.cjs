@@ -4,7 +4,7 @@ const http = require('node:http');
 const { work } = require('./work.cjs');
 
 let seq = 0;
-const server = http.createServer((req, res) => {
+const server = http.createServer((_req, res) => {
   const body = JSON.stringify({ seq: ++seq, value: work(seq) });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);

@@ -29,6 +29,7 @@ class Prototype {
 
 class OwnClosures {
   constructor(parent) {
+    // biome-ignore lint/complexity/noUselessThisAlias: the closures hold `self`, the shape this probe measures.
     const self = this;
     self.values = parent ? new Map(parent.values) : new Map();
     self.get = (key) => self.values.get(key);

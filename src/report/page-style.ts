@@ -1,5 +1,5 @@
 /** The report page's stylesheet (inlined: the page opens from file:// with no network). */
-export const PAGE_STYLE = String.raw`
+export const PAGE_STYLE = `
 :root {
   color-scheme: light;
   --fg: #1d2330;

@@ -128,7 +128,7 @@ export function spawnWithAgent(parts: SpawnParts): void {
         return startWith(target, args, newTarget, options, given ? withPreload(given) : inherited());
       } catch (error) {
         const refusedNow = given === undefined ? refusedOptions(error) : undefined;
-        if (refusedNow !== undefined && refusedNow.some((arg) => !refused.has(arg))) {
+        if (refusedNow?.some((arg) => !refused.has(arg))) {
           for (const arg of refusedNow) refused.add(arg);
           try {
             return startWith(target, args, newTarget, options, inherited());

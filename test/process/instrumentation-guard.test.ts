@@ -12,6 +12,7 @@ import { fixture, registerPath, repoRoot, runNode } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
 
 /** The tests' functions take anything. */
+// biome-ignore lint/suspicious/noExplicitAny: the functions under test are any library's, with any parameters and results.
 type Fn = (...args: any[]) => any;
 
 function guarded(original: Fn, wrapper: WrapperFactory): { fn: Fn; failures: string[] } {
@@ -33,6 +34,7 @@ test('a wrapper that throws before the library ran: the library runs with the sa
       calls.push([this, a, b]);
       return a + b;
     },
+    // biome-ignore lint/complexity/useArrowFunction: a plain function, as libraries hand them out (it has a prototype).
     () => function () {
       bug();
     },
@@ -84,6 +86,7 @@ test("the library's own error through a wrapper that lets it pass (or rethrows i
     try {
       return original(...args);
     } catch (error) {
+      // biome-ignore lint/complexity/noUselessCatch: a wrapper that catches and rethrows, as instrumentations do.
       throw error;
     }
   });
@@ -118,6 +121,7 @@ test("a wrapper that replaces the library's error with one of its own: the app g
 });
 
 test("what the app reads of the function is the library's: name, length, statics, kind; the wrapper's own additions and prototype stay, new works", () => {
+  // biome-ignore lint/complexity/noStaticOnlyClass: a parent class with statics only, as libraries have them.
   class Base {
     static inherited = 'from the parent class';
   }

@@ -95,7 +95,9 @@ async function serving(receiver: Receiver, args: string[]): Promise<{ cli: Child
 
 /** Whatever the outcome, nothing the test started outlives it (an orphan would hold the runner's pipes open). */
 function killLeftovers(t: TestContext, pids: number[]): void {
-  t.after(() => pids.filter(isAlive).forEach((pid) => process.kill(pid, 'SIGKILL')));
+  t.after(() => {
+    for (const pid of pids.filter(isAlive)) process.kill(pid, 'SIGKILL');
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { fixture, runCli } from '../support/child.js';
 import { assertAttributed, cpuIngests, linkedEnv } from '../support/linking.js';
 import { load } from '../support/load.js';
-import { type ServiceNameLabelRule } from '../support/ingest-endpoint.js';
+import type { ServiceNameLabelRule } from '../support/ingest-endpoint.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const SCOPED = '@acme/checkout';

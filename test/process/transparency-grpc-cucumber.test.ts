@@ -131,6 +131,7 @@ let cucumberRuns: Promise<{ bare: CucumberRun; agent: CucumberRun }> | undefined
 const cucumber = () => (cucumberRuns ??= (async () => ({ bare: await runCucumber(false), agent: await runCucumber(true) }))());
 
 /** The envelopes of one kind, e.g. 'testStepFinished'. */
+// biome-ignore lint/suspicious/noExplicitAny: cucumber's message envelopes, read field by field as the assertions need.
 const envelopes = (run: CucumberRun, kind: string) => run.messages.filter((message) => kind in message).map((message) => message[kind] as Record<string, any>);
 
 /** Each scenario's steps' statuses (hooks included), in the order they ran. */

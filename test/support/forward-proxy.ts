@@ -59,10 +59,19 @@ function forward(req: IncomingMessage, res: ServerResponse): void {
     answer(req.url ?? '', 400, 'not an absolute-form request');
     return;
   }
-  if (url.protocol !== 'http:') return answer(url.href, 400, `cannot forward ${url.protocol}`);
-  if (!authorized(req.headers)) return answer(url.href, 407, 'proxy authentication required', { 'proxy-authenticate': PROXY_AUTHENTICATE });
+  if (url.protocol !== 'http:') {
+    answer(url.href, 400, `cannot forward ${url.protocol}`);
+    return;
+  }
+  if (!authorized(req.headers)) {
+    answer(url.href, 407, 'proxy authentication required', { 'proxy-authenticate': PROXY_AUTHENTICATE });
+    return;
+  }
   const address = addressOf(url.hostname);
-  if (address === undefined) return answer(url.href, 502, `unknown host ${url.hostname}`);
+  if (address === undefined) {
+    answer(url.href, 502, `unknown host ${url.hostname}`);
+    return;
+  }
   const headers: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
   const upstream = request({ host: address, port: url.port || 80, method: req.method, path: `${url.pathname}${url.search}`, headers }, (reply) => {
@@ -86,10 +95,16 @@ function tunnel(req: IncomingMessage, client: Socket, head: Buffer): void {
     log({ kind: 'tunnel', method: 'CONNECT', target, status, credential });
   };
   client.on('error', () => undefined);
-  if (!authorized(req.headers)) return refuse(407, 'Proxy Authentication Required', `proxy-authenticate: ${PROXY_AUTHENTICATE}\r\n`);
+  if (!authorized(req.headers)) {
+    refuse(407, 'Proxy Authentication Required', `proxy-authenticate: ${PROXY_AUTHENTICATE}\r\n`);
+    return;
+  }
   const at = target.lastIndexOf(':');
   const address = at > 0 ? addressOf(target.slice(0, at)) : undefined;
-  if (address === undefined) return refuse(502, 'Bad Gateway');
+  if (address === undefined) {
+    refuse(502, 'Bad Gateway');
+    return;
+  }
   let established = false;
   const upstream = connect(Number(target.slice(at + 1)), address, () => {
     established = true;

@@ -42,7 +42,7 @@ const CONNECT_CODE: Record<number, string> = {
 };
 
 export function ingestErrorReply(status: number, message: string): Reply {
-  const body = JSON.stringify({ code: CONNECT_CODE[status] ?? 'unknown', message }) + '\n';
+  const body = `${JSON.stringify({ code: CONNECT_CODE[status] ?? 'unknown', message })}\n`;
   return {
     status,
     headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' },

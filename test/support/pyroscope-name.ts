@@ -64,7 +64,7 @@ export function parseName(name: string): ParsedName {
   let key = '';
   let value = '';
   // The real parser appends '{' so a bare service name terminates the name state.
-  for (const ch of name + '{') {
+  for (const ch of `${name}{`) {
     switch (state) {
       case 'name':
         if (ch === '{') {

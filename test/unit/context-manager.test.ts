@@ -50,7 +50,9 @@ describe('AsyncContextManager', () => {
     used.push(manager);
     return manager;
   };
-  after(() => used.forEach((m) => m.disable()));
+  after(() => {
+    for (const m of used) m.disable();
+  });
 
   it('a bound function runs in the bound context with the call’s this and arguments, as with OTel’s manager', () => {
     const [ours, theirs] = managers.map(([, factory]) => observe(make(factory)));

@@ -16,7 +16,9 @@ function spans(sizes: number[]): ReadableSpan[] {
   const ended: ReadableSpan[] = [];
   const collector: SpanProcessor = { onStart: () => {}, onEnd: (span) => void ended.push(span), forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() };
   const tracer = new TracerProvider({ spanProcessors: [collector] }).getTracer('test');
-  sizes.forEach((size, i) => tracer.startSpan(`span-${i}`, { attributes: { payload: 'p'.repeat(size) } }).end());
+  sizes.forEach((size, i) => {
+    tracer.startSpan(`span-${i}`, { attributes: { payload: 'p'.repeat(size) } }).end();
+  });
   return ended;
 }
 

@@ -94,7 +94,7 @@ describe('OTLP traces from the real exporters', () => {
   it('decodes protobuf and JSON exports of the same spans identically and correctly', async () => {
     const proto = new OTLPProtoExporter({
       url: r.tracesUrl,
-      headers: { authorization: 'Basic ' + Buffer.from('123:glc_secret').toString('base64'), 'x-scope-orgid': 'tenant-a' },
+      headers: { authorization: `Basic ${Buffer.from('123:glc_secret').toString('base64')}`, 'x-scope-orgid': 'tenant-a' },
     });
     const json = new OTLPJsonExporter({ url: r.tracesUrl, headers: { 'x-scope-orgid': 'tenant-b' } });
     const provider = new TracerProvider({

@@ -508,7 +508,7 @@ describe('the exit summary', () => {
 
   it('lists at most `limit` endpoints and says how many more there are', () => {
     const text = formatSummary(aggregateRun(shop(), { trees: false }), { limit: 1 });
-    assert.match(text, /^Endpoint .*\nGET \/users\/:id .*\n… and 2 more endpoints\nMean request, of those kept .*\n  GET \/users\/:id .*\nSamples inside spans: /);
+    assert.match(text, /^Endpoint .*\nGET \/users\/:id .*\n… and 2 more endpoints\nMean request, of those kept .*\n {2}GET \/users\/:id .*\nSamples inside spans: /);
   });
 
   it('is what a recording app prints at exit (nothing when it recorded nothing)', () => {

@@ -200,7 +200,9 @@ export class ProfileWindows {
       return false;
     }
     const files = merged.map(({ type, body }) => ({ type, file: this.fileOf(older.seq, type), bytes: body.byteLength }));
-    merged.forEach(({ body }, i) => writeFileAtomicSync(files[i]!.file, body));
+    merged.forEach(({ body }, i) => {
+      writeFileAtomicSync(files[i]!.file, body);
+    });
     const { counts } = manifest;
     counts.bytes += growth;
     counts.profileFiles += files.length - older.files.length;
