@@ -45,7 +45,9 @@ const SATURATED_SECONDS = 8;
 /** Load after which the app's own code and the instrumentation's are compiled and warm. */
 const LOAD_WARM_MS = 5_000;
 
-const USAGE = `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned] [--only ${BIG_APP_CONTENDERS.filter((c) => c.id !== 'bare').map((c) => c.id).join(',')}] [--stall-only]`;
+const USAGE = `node bench/big-app.mjs [--rounds N] [--seconds S] [--unpinned] [--only ${BIG_APP_CONTENDERS.filter((c) => c.id !== 'bare')
+  .map((c) => c.id)
+  .join(',')}] [--stall-only]`;
 
 const rounds = countOption(process.argv, '--rounds', 3, USAGE);
 const seconds = countOption(process.argv, '--seconds', 32, USAGE);
@@ -71,7 +73,11 @@ async function measure({ shape, contender }) {
     const { rps } = stallOnly ? { rps: Number.NaN } : await wrk(bin, `${app.url}/json`, { connections: 16, seconds: SATURATED_SECONDS });
     const holds = readWindowCosts(costFile);
     // `<slice start ms> <slice end ms> <max ms> …` per slice; the paced phase's, from the app's start on.
-    const slices = readFileSync(delayFile, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number)).filter(([, end]) => end <= pacedUntil);
+    const slices = readFileSync(delayFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ').map(Number))
+      .filter(([, end]) => end <= pacedUntil);
     const worstOf = (list) => Math.max(...list.map(([, , max]) => max));
     const sorted = slices.map(([, , max]) => max).sort((a, b) => a - b);
     return {
@@ -92,7 +98,13 @@ async function measure({ shape, contender }) {
 const pairs = SHAPES.flatMap((shape) => contenders.map((contender) => ({ shape, contender })));
 let raw;
 try {
-  raw = await interleave(rounds, pairs, (p) => `${p.shape.id}/${p.contender.id}`, measure, (text) => process.stderr.write(`  [big-app] ${text}\n`));
+  raw = await interleave(
+    rounds,
+    pairs,
+    (p) => `${p.shape.id}/${p.contender.id}`,
+    measure,
+    (text) => process.stderr.write(`  [big-app] ${text}\n`),
+  );
 } finally {
   await sink.stop();
 }
@@ -100,10 +112,54 @@ const fmt = (values, digits) => spread(summary(values.filter(Number.isFinite)), 
 const rows = pairs.map((p) => {
   const runs = raw[`${p.shape.id}/${p.contender.id}`];
   const bare = raw[`${p.shape.id}/bare`];
-  const above = (field) => fmt(runs.map((r, i) => r[field] - bare[i][field]), 0);
-  return [p.shape.id, p.contender.label, fmt(runs.map((r) => r.rps), 0), fmt(runs.map((r) => r.holdMs), 1), fmt(runs.map((r) => r.sliceMs), 1), fmt(runs.map((r) => r.worstMs), 0), above('worstMs'), fmt(runs.map((r) => r.warmWorstMs), 0), above('warmWorstMs'), fmt(runs.map((r) => r.p95Ms), 0)];
+  const above = (field) =>
+    fmt(
+      runs.map((r, i) => r[field] - bare[i][field]),
+      0,
+    );
+  return [
+    p.shape.id,
+    p.contender.label,
+    fmt(
+      runs.map((r) => r.rps),
+      0,
+    ),
+    fmt(
+      runs.map((r) => r.holdMs),
+      1,
+    ),
+    fmt(
+      runs.map((r) => r.sliceMs),
+      1,
+    ),
+    fmt(
+      runs.map((r) => r.worstMs),
+      0,
+    ),
+    above('worstMs'),
+    fmt(
+      runs.map((r) => r.warmWorstMs),
+      0,
+    ),
+    above('warmWorstMs'),
+    fmt(
+      runs.map((r) => r.p95Ms),
+      0,
+    ),
+  ];
 });
 const title = `big app — ${rounds} round(s)${unpinned ? ', the app unpinned' : ''}: ${seconds} s paced (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests) for the event loop${stallOnly ? '' : `, then ${SATURATED_SECONDS} s of wrk -c16 for req/s`}; 10 s windows; median (min–max) over rounds; "above bare": per round, minus bare node's`;
-const columns = ['shape', 'contender', 'req/s (wrk -c16)', 'longest stop per window, ms', 'longest slice, ms', 'worst loop delay, ms', 'above bare', `worst after ${LOAD_WARM_MS / 1000} s of load, ms`, 'above bare', 'p95 of slices, ms'];
+const columns = [
+  'shape',
+  'contender',
+  'req/s (wrk -c16)',
+  'longest stop per window, ms',
+  'longest slice, ms',
+  'worst loop delay, ms',
+  'above bare',
+  `worst after ${LOAD_WARM_MS / 1000} s of load, ms`,
+  'above bare',
+  'p95 of slices, ms',
+];
 process.stdout.write(`${render(title, columns, rows)}\n`);
 process.exit(0);

@@ -123,5 +123,7 @@ if (modeArg > 0) {
       rows.push([String(perRead), mode, spread(stat, 0), signed(stat.median - base, 0)]);
     }
   }
-  process.stdout.write(`${render(`client hooks — Node ${process.version}, ns of thread CPU per reply (command sent, reply read); median (min–max) over ${rounds} round(s), a fresh process per shape and mode`, ['replies per read', 'mode', 'ns per reply', 'added to plain'], rows)}\n`);
+  process.stdout.write(
+    `${render(`client hooks — Node ${process.version}, ns of thread CPU per reply (command sent, reply read); median (min–max) over ${rounds} round(s), a fresh process per shape and mode`, ['replies per read', 'mode', 'ns per reply', 'added to plain'], rows)}\n`,
+  );
 }

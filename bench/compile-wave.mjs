@@ -128,7 +128,11 @@ async function measure(contender) {
   const app = await launchApp(withProbe, APP, { sinkUrl: sink.url, extraEnv: env, pinned: !unpinned, nodeFlags: ['--trace-opt', '--perf-basic-prof'] });
   const pid = app.handle.child.pid;
   // Compiles of the start-up count too, and take their places in the perf map's order.
-  const compiles = app.handle.stdout.split('\n').slice(0, -1).map((text) => parseCompile(text, -1)).filter(Boolean);
+  const compiles = app.handle.stdout
+    .split('\n')
+    .slice(0, -1)
+    .map((text) => parseCompile(text, -1))
+    .filter(Boolean);
   let loadFrom = process.hrtime.bigint();
   app.handle.onLine = (text, at) => {
     const compile = parseCompile(text, Number(at - loadFrom) / 1e6);
@@ -156,7 +160,10 @@ async function measure(contender) {
       const script = scripts.get(key)?.[k] ?? '';
       jobs.push({ ...compile, origin: originOf(script), script: script.replace(REPO, '.').replace(/.*\/node_modules\//, '') });
     }
-    const slices = readFileSync(delayFile, 'utf8').trim().split('\n').map((line) => line.split(' ').map(Number));
+    const slices = readFileSync(delayFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ').map(Number));
     const phases = PHASES.map(({ from, to }) => {
       const inPhase = jobs.filter((j) => j.atMs >= from && j.atMs < to);
       const byOrigin = {};
@@ -171,9 +178,14 @@ async function measure(contender) {
       return { byOrigin, worstMs: delays.length ? Math.max(...delays) : Number.NaN, threads: threadsBetween(ticks, from, to) };
     });
     // The burst phase's worst slice: what the main thread and V8's workers did in it.
-    const worst = slices.filter(([start]) => start >= loadFromMs + PHASES[BURST].from && start < loadFromMs + PHASES[BURST].to).reduce((a, b) => (b[2] > a[2] ? b : a));
+    const worst = slices
+      .filter(([start]) => start >= loadFromMs + PHASES[BURST].from && start < loadFromMs + PHASES[BURST].to)
+      .reduce((a, b) => (b[2] > a[2] ? b : a));
     const worstSlice = { delayMs: worst[2], ...threadsBetween(ticks, worst[0] - loadFromMs, worst[1] - loadFromMs) };
-    const burst = jobs.filter((j) => j.atMs >= PHASES[BURST].from && j.atMs < PHASES[BURST].to).sort((a, b) => b.ms - a.ms).slice(0, TOP_JOBS);
+    const burst = jobs
+      .filter((j) => j.atMs >= PHASES[BURST].from && j.atMs < PHASES[BURST].to)
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, TOP_JOBS);
     return { phases, burst, worstSlice, work };
   } finally {
     await app.handle.stop('SIGKILL');
@@ -187,12 +199,23 @@ function threadsBetween(ticks, from, to) {
   const at = (ms) => ticks.reduce((best, t) => (Math.abs(t.atMs - ms) < Math.abs(best.atMs - ms) ? t : best));
   const start = { times: Object.fromEntries(Object.keys(ticks[0].times).map((group) => [group, { runNs: 0, waitNs: 0 }])) };
   const [a, b] = [Number.isFinite(from) ? at(from) : start, Number.isFinite(to) ? at(to) : ticks.at(-1)];
-  return Object.fromEntries(Object.keys(a.times).map((group) => [group, { runMs: (b.times[group].runNs - a.times[group].runNs) / 1e6, waitMs: (b.times[group].waitNs - a.times[group].waitNs) / 1e6 }]));
+  return Object.fromEntries(
+    Object.keys(a.times).map((group) => [
+      group,
+      { runMs: (b.times[group].runNs - a.times[group].runNs) / 1e6, waitMs: (b.times[group].waitNs - a.times[group].waitNs) / 1e6 },
+    ]),
+  );
 }
 
 let raw;
 try {
-  raw = await interleave(rounds, contenders, (c) => c.id, measure, (text) => process.stderr.write(`  [compile-wave] ${text}\n`));
+  raw = await interleave(
+    rounds,
+    contenders,
+    (c) => c.id,
+    measure,
+    (text) => process.stderr.write(`  [compile-wave] ${text}\n`),
+  );
 } finally {
   await sink.stop();
 }
@@ -211,7 +234,11 @@ for (const c of contenders) {
   rows.push(['', '  of them on the main thread, ms', ...PHASES.map((_, i) => cell(i, (p) => total(p, 'mainMs')))]);
   for (const origin of origins) {
     if (!runs.some((r) => r.phases.some((p) => p.byOrigin[origin]))) continue;
-    rows.push(['', `  ${origin}, ms (jobs)`, ...PHASES.map((_, i) => `${cell(i, (p) => p.byOrigin[origin]?.ms ?? 0)} (${cell(i, (p) => p.byOrigin[origin]?.jobs ?? 0)})`)]);
+    rows.push([
+      '',
+      `  ${origin}, ms (jobs)`,
+      ...PHASES.map((_, i) => `${cell(i, (p) => p.byOrigin[origin]?.ms ?? 0)} (${cell(i, (p) => p.byOrigin[origin]?.jobs ?? 0)})`),
+    ]);
   }
 }
 function total(phase, field) {
@@ -219,11 +246,20 @@ function total(phase, field) {
 }
 const sliceRows = contenders.map((c) => {
   const runs = raw[c.id].map((r) => r.worstSlice);
-  return [c.label, fmt(runs.map((w) => w.delayMs)), fmt(runs.map((w) => w.main.runMs)), fmt(runs.map((w) => w.main.waitMs)), fmt(runs.map((w) => w.v8Workers.runMs)), fmt(runs.map((w) => w.other.runMs))];
+  return [
+    c.label,
+    fmt(runs.map((w) => w.delayMs)),
+    fmt(runs.map((w) => w.main.runMs)),
+    fmt(runs.map((w) => w.main.waitMs)),
+    fmt(runs.map((w) => w.v8Workers.runMs)),
+    fmt(runs.map((w) => w.other.runMs)),
+  ];
 });
 const title = `compile wave — big app (${shape.id})${unpinned ? ', unpinned' : ', pinned to one core'}, ${rounds} round(s) of ${seconds} s paced load (wrk -c${PACED.connections}, ${PACED.pauseMs} ms between a connection's requests); V8's optimizing compiles (Maglev and TurboFan) by phase of the load; median (min–max) over rounds`;
 process.stdout.write(`${render(title, ['contender', 'per phase', ...PHASES.map((p) => p.label)], rows)}\n\n`);
-process.stdout.write(`${render(`the worst 250 ms slice of ${PHASES[BURST].label}: its delay, and the threads' times over it (read every ${TICK_MS} ms, so ±${TICK_MS} ms at each end)`, ['contender', 'worst delay, ms', 'main thread on a CPU, ms', 'main thread waiting for one, ms', "V8's workers on a CPU, ms", 'other threads on a CPU, ms'], sliceRows)}\n\n`);
+process.stdout.write(
+  `${render(`the worst 250 ms slice of ${PHASES[BURST].label}: its delay, and the threads' times over it (read every ${TICK_MS} ms, so ±${TICK_MS} ms at each end)`, ['contender', 'worst delay, ms', 'main thread on a CPU, ms', 'main thread waiting for one, ms', "V8's workers on a CPU, ms", 'other threads on a CPU, ms'], sliceRows)}\n\n`,
+);
 if (withPerf) {
   const kinds = [...new Set(Object.values(raw).flatMap((runs) => runs.flatMap((r) => r.work.flatMap((w) => Object.keys(w)))))].sort();
   const workRows = [];
@@ -233,11 +269,15 @@ if (withPerf) {
     workRows.push([c.label, 'main thread in all', ...LOAD_PHASES.map((_, i) => cell(i, (w) => Object.values(w).reduce((a, b) => a + b, 0)))]);
     for (const kind of kinds) workRows.push(['', `  ${kind}`, ...LOAD_PHASES.map((_, i) => cell(i, (w) => w[kind] ?? 0))]);
   }
-  process.stdout.write(`${render("the main thread's time by kind of work, ms (Linux perf over the load, each sample in the first kind of V8 work on its stack, else by its leaf-most JavaScript frame's script)", ['contender', 'kind', ...LOAD_PHASES.map((p) => p.label)], workRows)}\n\n`);
+  process.stdout.write(
+    `${render("the main thread's time by kind of work, ms (Linux perf over the load, each sample in the first kind of V8 work on its stack, else by its leaf-most JavaScript frame's script)", ['contender', 'kind', ...LOAD_PHASES.map((p) => p.label)], workRows)}\n\n`,
+  );
 }
 for (const c of contenders) {
   const last = raw[c.id].at(-1);
   const top = last.burst.map((j) => [j.ms.toFixed(1), j.tier, j.name || '(anonymous)', j.origin, j.script]);
-  process.stdout.write(`${render(`${c.label}: the ${TOP_JOBS} largest compiles of ${PHASES[BURST].label}, last round`, ['ms', 'tier', 'function', 'origin', 'script'], top)}\n\n`);
+  process.stdout.write(
+    `${render(`${c.label}: the ${TOP_JOBS} largest compiles of ${PHASES[BURST].label}, last round`, ['ms', 'tier', 'function', 'origin', 'script'], top)}\n\n`,
+  );
 }
 process.exit(0);

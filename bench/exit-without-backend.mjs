@@ -55,7 +55,13 @@ try {
     { id: 'unresolvable', url: 'http://pyro-run-bench.invalid:4040' },
   ];
   const pairs = APPS.flatMap((app) => backends.map((backend) => ({ app, backend })));
-  const raw = await interleave(rounds, pairs, (p) => `${p.app.id}/${p.backend.id}`, (p) => exitMs(p.app, p.backend.url), (text) => process.stderr.write(`\r${text}   `));
+  const raw = await interleave(
+    rounds,
+    pairs,
+    (p) => `${p.app.id}/${p.backend.id}`,
+    (p) => exitMs(p.app, p.backend.url),
+    (text) => process.stderr.write(`\r${text}   `),
+  );
   process.stderr.write('\n');
   const rows = [];
   const misses = [];
@@ -72,7 +78,9 @@ try {
   process.stdout.write(
     `${render(`exit without a backend — Node 24, ${rounds} rounds interleaved; spawn → exit ms, median (min–max); "added" = median of per-round differences to the healthy backend`, ['app', 'backend', 'exit ms', 'added ms'], rows)}\n`,
   );
-  process.stdout.write(`${misses.length === 0 ? 'PASS' : 'FAIL'}: no backend adds at most ${GOAL_MS} ms to the exit${misses.length ? ` (over: ${misses.join(', ')})` : ''}\n`);
+  process.stdout.write(
+    `${misses.length === 0 ? 'PASS' : 'FAIL'}: no backend adds at most ${GOAL_MS} ms to the exit${misses.length ? ` (over: ${misses.join(', ')})` : ''}\n`,
+  );
 } finally {
   await sink.stop();
 }

@@ -111,5 +111,7 @@ if (modeArg > 0) {
       rows.push([shape, mode, spread(stat, 2), signed(stat.median - base, 2)]);
     }
   }
-  process.stdout.write(`${render(`linking cost — Node ${process.version}, µs of thread CPU per request-shaped iteration; median (min–max) over ${rounds} round(s), a fresh process per shape and mode`, ['shape', 'mode', 'µs per iteration', 'added to otel'], rows)}\n`);
+  process.stdout.write(
+    `${render(`linking cost — Node ${process.version}, µs of thread CPU per request-shaped iteration; median (min–max) over ${rounds} round(s), a fresh process per shape and mode`, ['shape', 'mode', 'µs per iteration', 'added to otel'], rows)}\n`,
+  );
 }

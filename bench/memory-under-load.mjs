@@ -76,11 +76,22 @@ const meanRss = (r) => r.rss;
 const peakRss = (r) => r.peak;
 const rows = CONTENDERS.map((c) => {
   const of = (pick) => spread(summary(results[c.id].map(pick)), 0);
-  if (c.id === 'node') return [c.label, of(meanRss), of(peakRss), '–', '–', '–', of((r) => r.heap.newSpace), of((r) => r.heap.oldSpace), of((r) => r.heap.heapTotal)];
+  if (c.id === 'node')
+    return [c.label, of(meanRss), of(peakRss), '–', '–', '–', of((r) => r.heap.newSpace), of((r) => r.heap.oldSpace), of((r) => r.heap.heapTotal)];
   const vsCombo = (pick) => spread(summary(added(c.id, pick).map((a, round) => ratio(a, added('combo', pick)[round]))), 2);
-  return [c.label, of(meanRss), of(peakRss), spread(summary(added(c.id, meanRss)), 0), vsCombo(meanRss), vsCombo(peakRss), of((r) => r.heap.newSpace), of((r) => r.heap.oldSpace), of((r) => r.heap.heapTotal)];
+  return [
+    c.label,
+    of(meanRss),
+    of(peakRss),
+    spread(summary(added(c.id, meanRss)), 0),
+    vsCombo(meanRss),
+    vsCombo(peakRss),
+    of((r) => r.heap.newSpace),
+    of((r) => r.heap.oldSpace),
+    of((r) => r.heap.heapTotal),
+  ];
 });
 process.stdout.write(
-  `${render(`RSS under load — express app, wrk -c16, ${seconds} s after ${warmup} s of warm-up, read every ${READ_EVERY_MS} ms, ${rounds} round(s) interleaved; MB, median (min–max) over rounds of each round's mean and peak; added = mean minus bare node's in the same round; heap spaces at the end`, ['contender', 'RSS', 'peak', 'added', 'added / combo\'s', 'peak added / combo\'s', 'new space', 'old space', 'heap'], rows)}\n`,
+  `${render(`RSS under load — express app, wrk -c16, ${seconds} s after ${warmup} s of warm-up, read every ${READ_EVERY_MS} ms, ${rounds} round(s) interleaved; MB, median (min–max) over rounds of each round's mean and peak; added = mean minus bare node's in the same round; heap spaces at the end`, ['contender', 'RSS', 'peak', 'added', "added / combo's", "peak added / combo's", 'new space', 'old space', 'heap'], rows)}\n`,
 );
 process.exit(0);

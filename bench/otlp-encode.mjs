@@ -68,7 +68,12 @@ function expressBatch() {
     });
     server.setAttribute('pyroscope.profile.id', server.spanContext().spanId);
     const parent = api.trace.setSpan(api.ROOT_CONTEXT, server);
-    for (const [name, type] of [['query', 'middleware'], ['expressInit', 'middleware'], ['/json', 'router'], ['/json', 'request_handler']]) {
+    for (const [name, type] of [
+      ['query', 'middleware'],
+      ['expressInit', 'middleware'],
+      ['/json', 'router'],
+      ['/json', 'request_handler'],
+    ]) {
       express.startSpan(`${type} - ${name}`, { attributes: { 'http.route': '/json', 'express.name': name, 'express.type': type } }, parent).end();
     }
     server.setAttributes({ 'http.status_code': 200, 'http.status_text': 'OK', 'http.route': '/json' });
@@ -106,9 +111,13 @@ const title = `otlp-encode — ${spans.length} express-shaped spans (${(bytes / 
 const fmt = (xs, digits) => spread(summary(xs), digits);
 const perSpan = (xs) => (median(xs) / spans.length).toFixed(2);
 console.log(
-  render(title, ['encoder', 'µs per batch', 'µs per span'], [
-    ['SDK ProtobufTraceSerializer', fmt(runs.sdk, 0), perSpan(runs.sdk)],
-    ['pyro-run otlp-trace-encode', fmt(runs.ours, 0), perSpan(runs.ours)],
-  ]),
+  render(
+    title,
+    ['encoder', 'µs per batch', 'µs per span'],
+    [
+      ['SDK ProtobufTraceSerializer', fmt(runs.sdk, 0), perSpan(runs.sdk)],
+      ['pyro-run otlp-trace-encode', fmt(runs.ours, 0), perSpan(runs.ours)],
+    ],
+  ),
 );
 console.log(`\nSDK / ours per round: ${fmt(runs.ratio, 2)} (above 1: ours is faster)`);

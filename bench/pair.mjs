@@ -40,7 +40,9 @@ try {
   for (let round = 0; round < rounds; round++) {
     const r = await sideBySide(bin, [a, b], path.join(BENCH, 'apps/express.cjs'), sink.url, { seconds, warmupSeconds: 3, connections: 16, round });
     ratios.push(r.perCpu);
-    process.stdout.write(`round ${round + 1}/${rounds}: ${a.label} ${r.a.cpuMicrosPerRequest.toFixed(0)} µs CPU a request, ${b.label} ${r.b.cpuMicrosPerRequest.toFixed(0)}; requests per CPU second a/b ${r.perCpu.toFixed(3)}\n`);
+    process.stdout.write(
+      `round ${round + 1}/${rounds}: ${a.label} ${r.a.cpuMicrosPerRequest.toFixed(0)} µs CPU a request, ${b.label} ${r.b.cpuMicrosPerRequest.toFixed(0)}; requests per CPU second a/b ${r.perCpu.toFixed(3)}\n`,
+    );
   }
 } finally {
   await sink.stop();

@@ -62,10 +62,15 @@ async function main() {
   }
   const selected = options.names.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => options.names.includes(b.name));
   const pinned = pinSelf(LOAD_CORE);
-  process.stdout.write(`bench: ${options.quick ? 'quick' : 'full'} mode; ${canPin && pinned ? `app on core 0, runner/load/sink on core ${LOAD_CORE} (taskset)` : 'no taskset: processes are not pinned'}\n\n`);
+  process.stdout.write(
+    `bench: ${options.quick ? 'quick' : 'full'} mode; ${canPin && pinned ? `app on core 0, runner/load/sink on core ${LOAD_CORE} (taskset)` : 'no taskset: processes are not pinned'}\n\n`,
+  );
 
   const busy = await busyShare();
-  if (busy > 0.1) process.stdout.write(`bench: warning: the cores were ${(busy * 100).toFixed(0)}% busy before starting; other processes compete with the benchmarks and results will be noisy\n\n`);
+  if (busy > 0.1)
+    process.stdout.write(
+      `bench: warning: the cores were ${(busy * 100).toFixed(0)}% busy before starting; other processes compete with the benchmarks and results will be noisy\n\n`,
+    );
 
   const began = Date.now();
   const summaries = [];

@@ -42,7 +42,12 @@ try {
       const ratios = [];
       for (let round = 0; round < rounds; round++) {
         process.stderr.write(`  [sampler-floor] ${shape.id}: ${contender.label} / bare, round ${round + 1}/${rounds}\n`);
-        const r = await sideBySide(bin, [withShape(contender, shape), withShape(BARE, shape)], path.join(BENCH, shape.app), sink.url, { seconds, warmupSeconds: 3, connections: 16, round });
+        const r = await sideBySide(bin, [withShape(contender, shape), withShape(BARE, shape)], path.join(BENCH, shape.app), sink.url, {
+          seconds,
+          warmupSeconds: 3,
+          connections: 16,
+          round,
+        });
         ratios.push(r.perCpu);
       }
       rows.push([shape.id, contender.label, spread(summary(ratios), 3)]);
@@ -51,5 +56,7 @@ try {
 } finally {
   await sink.stop();
 }
-process.stdout.write(`${render(`sampler floor — ${rounds} round(s) of ${seconds} s side by side with bare node on one core; requests per CPU second, contender / bare; median (min–max)`, ['shape', 'contender', 'req per CPU s vs bare'], rows)}\n`);
+process.stdout.write(
+  `${render(`sampler floor — ${rounds} round(s) of ${seconds} s side by side with bare node on one core; requests per CPU second, contender / bare; median (min–max)`, ['shape', 'contender', 'req per CPU s vs bare'], rows)}\n`,
+);
 process.exit(0);

@@ -53,7 +53,11 @@ const perRun = (list) => ({
 });
 
 async function probe(shape) {
-  const { stdout, code } = await run(NODE[24], [...GC_TRACE, PROBE], { env: { ...process.env, CLOSURE_SURVIVORS_SHAPE: shape, CLOSURE_SURVIVORS_MS: String(PROBE_MS) }, core: APP_CORE, name: shape });
+  const { stdout, code } = await run(NODE[24], [...GC_TRACE, PROBE], {
+    env: { ...process.env, CLOSURE_SURVIVORS_SHAPE: shape, CLOSURE_SURVIVORS_MS: String(PROBE_MS) },
+    core: APP_CORE,
+    name: shape,
+  });
   if (code !== 0) throw new Error(`probe ${shape} exited ${code}`);
   return perRun(scavenges(stdout));
 }
@@ -87,6 +91,18 @@ try {
 const fmt = (runs, field, digits) => spread(summary(runs.map((r) => r[field])), digits);
 const columns = ['scavenges', 'pause, ms (median)', 'longest pause, ms', 'promoted per scavenge, KB (median)'];
 const cells = (runs) => [fmt(runs, 'count', 0), fmt(runs, 'pauseMs', 2), fmt(runs, 'longestMs', 1), fmt(runs, 'promotedKb', 1)];
-process.stdout.write(`${render(`objects that die at once, ${rounds} round(s) of ${PROBE_MS / 1000} s, plain JavaScript (probes/closure-survivors.cjs); median (min–max) over rounds`, ['shape', ...columns], PROBE_SHAPES.map((shape) => [shape, ...cells(probes[shape])]))}\n\n`);
-process.stdout.write(`${render(`big app, ${rounds} round(s): ${seconds} s of the paced load after ${WARM_SECONDS} s of it; median (min–max) over rounds`, ['contender', ...columns], APP_CONTENDERS.map((c) => [c.label, ...cells(apps[c.id])]))}\n`);
+process.stdout.write(
+  `${render(
+    `objects that die at once, ${rounds} round(s) of ${PROBE_MS / 1000} s, plain JavaScript (probes/closure-survivors.cjs); median (min–max) over rounds`,
+    ['shape', ...columns],
+    PROBE_SHAPES.map((shape) => [shape, ...cells(probes[shape])]),
+  )}\n\n`,
+);
+process.stdout.write(
+  `${render(
+    `big app, ${rounds} round(s): ${seconds} s of the paced load after ${WARM_SECONDS} s of it; median (min–max) over rounds`,
+    ['contender', ...columns],
+    APP_CONTENDERS.map((c) => [c.label, ...cells(apps[c.id])]),
+  )}\n`,
+);
 process.exit(0);

@@ -18,7 +18,11 @@ const PROFILE_ID = 'pyroscope.profile.id';
 
 const SERVERS = { http: startRowsBackend, fetch: startRowsBackend, pg: startPostgres, ioredis: startRedis, redis: startRedis, mysql2: startMariaDb };
 
-const shapeOf = (span) => `${span.kind} ${span.scope.name} ${span.name} [${Object.keys(span.attributes).filter((key) => key !== PROFILE_ID).sort().join(',')}]`;
+const shapeOf = (span) =>
+  `${span.kind} ${span.scope.name} ${span.name} [${Object.keys(span.attributes)
+    .filter((key) => key !== PROFILE_ID)
+    .sort()
+    .join(',')}]`;
 
 /** Shape → count, over the spans of REQUESTS requests. */
 async function shapes(client, serverUrl, start) {

@@ -86,10 +86,21 @@ async function main() {
     const [without, withAgent] = runs;
     const rows = runs.map((run) => {
       const counts = tally(run.results);
-      return [run.label, String(run.code), String(counts.tests), String(counts.pass), String(counts.fail), String(counts.skip + counts.todo), run.wall.toFixed(1), run.cpu.toFixed(1)];
+      return [
+        run.label,
+        String(run.code),
+        String(counts.tests),
+        String(counts.pass),
+        String(counts.fail),
+        String(counts.skip + counts.todo),
+        run.wall.toFixed(1),
+        run.cpu.toFixed(1),
+      ];
     });
     rows.push(['with / without', '', '', '', '', '', times(withAgent.wall / without.wall), times(withAgent.cpu / without.cpu)]);
-    console.log(render(`\n${path.basename(checkout)}'s suite without and with the agent`, ['run', 'exit', 'tests', 'pass', 'fail', 'skip/todo', 'wall s', 'CPU s'], rows));
+    console.log(
+      render(`\n${path.basename(checkout)}'s suite without and with the agent`, ['run', 'exit', 'tests', 'pass', 'fail', 'skip/todo', 'wall s', 'CPU s'], rows),
+    );
     for (const run of runs) if (run.results.length === 0) console.log(`\n${run.label}: no TAP results; its stderr ends:\n${run.stderr.slice(-2000)}`);
     const changed = compareRuns(without.results, withAgent.results);
     console.log(changed.length === 0 ? '\nidentical: every test has the same outcome with the agent as without it' : `\n${changed.length} tests differ:`);

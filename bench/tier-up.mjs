@@ -51,7 +51,13 @@ async function measure(contender) {
 
 let raw;
 try {
-  raw = await interleave(rounds, contenders, (c) => c.id, measure, (text) => process.stderr.write(`  [tier-up] ${text}\n`));
+  raw = await interleave(
+    rounds,
+    contenders,
+    (c) => c.id,
+    measure,
+    (text) => process.stderr.write(`  [tier-up] ${text}\n`),
+  );
 } finally {
   await sink.stop();
 }
@@ -63,5 +69,7 @@ const table = (field, digits, what) =>
     ['contender', ...stepNames],
     contenders.map((c) => [c.label, ...stepNames.map((_, step) => cell(raw[c.id], step, field, digits))]),
   );
-process.stdout.write(`${table('usPerRequest', 0, 'CPU µs per request, every thread')}\n\n${table('offMainMs', 0, 'ms of CPU off the main thread (V8 compiling, GC helpers)')}\n`);
+process.stdout.write(
+  `${table('usPerRequest', 0, 'CPU µs per request, every thread')}\n\n${table('offMainMs', 0, 'ms of CPU off the main thread (V8 compiling, GC helpers)')}\n`,
+);
 process.exit(0);

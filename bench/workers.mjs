@@ -57,7 +57,13 @@ try {
   const bare = Object.fromEntries(columns.map((column) => [column, summary(readings.bare[column]).median]));
   const rows = CONTENDERS.map((c) => {
     const r = readings[c.id];
-    return [c.label, ...columns.flatMap((column) => [spread(summary(r[column]), column === 'addedRssMb' ? 1 : 1), c.id === 'bare' ? '' : times(summary(r[column]).median / bare[column])])];
+    return [
+      c.label,
+      ...columns.flatMap((column) => [
+        spread(summary(r[column]), column === 'addedRssMb' ? 1 : 1),
+        c.id === 'bare' ? '' : times(summary(r[column]).median / bare[column]),
+      ]),
+    ];
   });
   console.log(
     render(
@@ -93,7 +99,13 @@ try {
     const share = (part) => `${((100 * part) / (workerCpuMicros * 1000)).toFixed(1)}%`;
     pools.push([pool, (workerCpuMicros / 1000).toFixed(0), share(inProfiles), share(inSpans)]);
   }
-  console.log(render("\nthe workers' CPU (as their tasks measured it) in the CPU profiles, default sampling interval", ['pool', 'measured ms', 'in the profiles', 'in its request’s span'], pools));
+  console.log(
+    render(
+      "\nthe workers' CPU (as their tasks measured it) in the CPU profiles, default sampling interval",
+      ['pool', 'measured ms', 'in the profiles', 'in its request’s span'],
+      pools,
+    ),
+  );
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

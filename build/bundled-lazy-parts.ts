@@ -7,4 +7,5 @@ import type * as LazyParts from '../src/agent/lazy-parts.js';
 
 export const requireBoot: typeof LazyParts.requireBoot = () => require('../src/agent/boot.js') as ReturnType<typeof LazyParts.requireBoot>;
 
-export const requireWorkerAgent: typeof LazyParts.requireWorkerAgent = () => require('../src/threads/worker-agent.js') as ReturnType<typeof LazyParts.requireWorkerAgent>;
+export const requireWorkerAgent: typeof LazyParts.requireWorkerAgent = () =>
+  require('../src/threads/worker-agent.js') as ReturnType<typeof LazyParts.requireWorkerAgent>;

@@ -157,15 +157,21 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         // An emitter's methods live on its prototype; set on the instance, they are its own
         // enumerable keys: Object.keys(req), a spread or a clone of req, util.inspect all show them.
-        why: "each bound emitter (every request and response, through the http instrumentation) got eight enumerable own methods (on, once, addListener, …, removeAllListeners) and an enumerable symbol: Object.keys(req) and {...req} showed them",
+        why: 'each bound emitter (every request and response, through the http instrumentation) got eight enumerable own methods (on, once, addListener, …, removeAllListeners) and an enumerable symbol: Object.keys(req) and {...req} showed them',
         find: 'const ADD_LISTENER_METHODS = [',
-        replace: 'const ownHidden = (ee, name, value) => Object.defineProperty(ee, name, { value, writable: true, configurable: true, enumerable: false });\nconst ADD_LISTENER_METHODS = [',
+        replace:
+          'const ownHidden = (ee, name, value) => Object.defineProperty(ee, name, { value, writable: true, configurable: true, enumerable: false });\nconst ADD_LISTENER_METHODS = [',
       },
-      { why: 'the same', find: 'ee[methodName] = this._patchAddListener(ee, ee[methodName], context);', replace: 'ownHidden(ee, methodName, this._patchAddListener(ee, ee[methodName], context));' },
+      {
+        why: 'the same',
+        find: 'ee[methodName] = this._patchAddListener(ee, ee[methodName], context);',
+        replace: 'ownHidden(ee, methodName, this._patchAddListener(ee, ee[methodName], context));',
+      },
       {
         why: 'the same',
         find: 'if (typeof ee.removeListener === "function") ee.removeListener = this._patchRemoveListener(ee, ee.removeListener);\n\t\tif (typeof ee.off === "function") ee.off = this._patchRemoveListener(ee, ee.off);\n\t\tif (typeof ee.removeAllListeners === "function") ee.removeAllListeners = this._patchRemoveAllListeners(ee, ee.removeAllListeners);',
-        replace: 'if (typeof ee.removeListener === "function") ownHidden(ee, "removeListener", this._patchRemoveListener(ee, ee.removeListener));\n\t\tif (typeof ee.off === "function") ownHidden(ee, "off", this._patchRemoveListener(ee, ee.off));\n\t\tif (typeof ee.removeAllListeners === "function") ownHidden(ee, "removeAllListeners", this._patchRemoveAllListeners(ee, ee.removeAllListeners));',
+        replace:
+          'if (typeof ee.removeListener === "function") ownHidden(ee, "removeListener", this._patchRemoveListener(ee, ee.removeListener));\n\t\tif (typeof ee.off === "function") ownHidden(ee, "off", this._patchRemoveListener(ee, ee.off));\n\t\tif (typeof ee.removeAllListeners === "function") ownHidden(ee, "removeAllListeners", this._patchRemoveAllListeners(ee, ee.removeAllListeners));',
       },
       { why: 'the same', find: 'ee[this._kOtListeners] = map;', replace: 'ownHidden(ee, this._kOtListeners, map);' },
     ],
@@ -177,7 +183,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         // pyro-run's tracer provider has ids of its own (src/tracing/id-generator.ts); this is for
         // any other provider built from the bundled SDK.
-        why: "span and trace ids drawn from Math.random: every span took numbers out of the sequence an app (or its tests) may have seeded",
+        why: 'span and trace ids drawn from Math.random: every span took numbers out of the sequence an app (or its tests) may have seeded',
         find: 'for (let i = 0; i < bytes / 4; i++) SHARED_BUFFER.writeUInt32BE(Math.random() * 2 ** 32 >>> 0, i * 4);',
         replace: 'require("node:crypto").randomFillSync(SHARED_BUFFER, 0, bytes);',
       },
@@ -188,12 +194,20 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     file: 'dist/shimmer.cjs',
     patches: [
       {
-        why: 'an error thrown by an instrumentation\'s wrapper reaches the app (instrumentation-guard.ts)',
+        why: "an error thrown by an instrumentation's wrapper reaches the app (instrumentation-guard.ts)",
         find: 'let logger = console.error.bind(console);',
         replace: `let logger = console.error.bind(console);\n${GUARD_SLOT}`,
       },
-      { why: 'the same: the instrumentation that wraps, named in the warning', find: 'const wrap = (nodule, name, wrapper) => {', replace: 'const wrap = (nodule, name, wrapper, owner) => {' },
-      { why: 'the same: the wrapper made through the guard', find: 'const wrapped = wrapper(original, name);', replace: 'const wrapped = guardWrapper(wrapper, original, name, owner);' },
+      {
+        why: 'the same: the instrumentation that wraps, named in the warning',
+        find: 'const wrap = (nodule, name, wrapper) => {',
+        replace: 'const wrap = (nodule, name, wrapper, owner) => {',
+      },
+      {
+        why: 'the same: the wrapper made through the guard',
+        find: 'const wrapped = wrapper(original, name);',
+        replace: 'const wrapped = guardWrapper(wrapper, original, name, owner);',
+      },
     ],
   },
   {
@@ -203,7 +217,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "a handler, middleware or callback an instrumentation puts in place of the app's reads as a function of its own: its name, arity and kind (async or not) are lost to the library (restify's and hapi's handler names, connect's arity); the instrumentations' stand-ins go through this export",
         find: 'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;',
-        replace: 'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;\nexports.standIn = (replacement, original) => require("./shimmer.cjs").standIn(replacement, original);',
+        replace:
+          'exports.safeExecuteInTheMiddleAsync = require_utils.safeExecuteInTheMiddleAsync;\nexports.standIn = (replacement, original) => require("./shimmer.cjs").standIn(replacement, original);',
       },
     ],
   },
@@ -260,7 +275,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same, on the way out',
         find: 'const wrappedNext = (err) => {\n\t\t\tif (err) span.recordException(err);',
-        replace: 'const wrappedNext = (err) => {\n\t\t\tif (req.next === wrappedNext) req.next = next;\n\t\t\tif (err && err !== "route" && err !== "router") span.recordException(err);',
+        replace:
+          'const wrappedNext = (err) => {\n\t\t\tif (req.next === wrappedNext) req.next = next;\n\t\t\tif (err && err !== "route" && err !== "router") span.recordException(err);',
       },
     ],
   },
@@ -269,7 +285,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     file: 'dist/instrumentation.cjs',
     patches: [
       {
-        why: 'a layer run with a response that is no EventEmitter: TypeError res.once is not a function, thrown in the layer\'s finally',
+        why: "a layer run with a response that is no EventEmitter: TypeError res.once is not a function, thrown in the layer's finally",
         find: 'if (!spanHasEnded) res.once("close", onResponseEnded);',
         replace: `if (!spanHasEnded && ${HAS_ONCE}) res.once("close", onResponseEnded);`,
       },
@@ -279,9 +295,10 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         replace: 'if (typeof req.res?.removeListener === "function") req.res.removeListener("close", onResponseEnded);',
       },
       {
-        why: '`next === req.next` inside a middleware (express\'s res.format): req.next is the wrapper passed while the layer runs, and the next it wraps once the wrapper is called',
+        why: "`next === req.next` inside a middleware (express's res.format): req.next is the wrapper passed while the layer runs, and the next it wraps once the wrapper is called",
         find: 'if (callbackIdx >= 0) arguments[callbackIdx] = function() {',
-        replace: 'let wrappedNextFn;\n\t\t\t\tif (callbackIdx >= 0) arguments[callbackIdx] = wrappedNextFn = function wrappedNext() {\n\t\t\t\t\tif (req?.next === wrappedNext) req.next = args[callbackIdx];',
+        replace:
+          'let wrappedNextFn;\n\t\t\t\tif (callbackIdx >= 0) arguments[callbackIdx] = wrappedNextFn = function wrappedNext() {\n\t\t\t\t\tif (req?.next === wrappedNext) req.next = args[callbackIdx];',
       },
       {
         // From the variable, not read back as `arguments[callbackIdx]`: with that read (this
@@ -290,7 +307,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // ~90 MB more RSS (docs/performance.md, "Memory").
         why: 'the same, on the way in',
         find: 'try {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
-        replace: 'if (wrappedNextFn !== void 0 && req?.next === args[callbackIdx]) req.next = wrappedNextFn;\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
+        replace:
+          'if (wrappedNextFn !== void 0 && req?.next === args[callbackIdx]) req.next = wrappedNextFn;\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
       },
     ],
   },
@@ -312,7 +330,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "app.use(null), use(0), use('x'): a TypeError of the instrumentation (reading 'router' of null, a Symbol set on a number) instead of koa's own `middleware must be a function!`",
         find: 'return function use(middlewareFunction) {\n\t\t\tlet patchedFunction;',
-        replace: 'return function use(middlewareFunction) {\n\t\t\tif (typeof middlewareFunction !== "function") return original.apply(this, arguments);\n\t\t\tlet patchedFunction;',
+        replace:
+          'return function use(middlewareFunction) {\n\t\t\tif (typeof middlewareFunction !== "function") return original.apply(this, arguments);\n\t\t\tlet patchedFunction;',
       },
       {
         why: "each middleware in koa's app.middleware and each function of a @koa/router route on router.stack[i].stack (where route listings and API docs read them) became an anonymous arrow of arity 2, and the app's own function got a property Symbol(koa-layer-patched) set on it; the stand-in rule, the mark kept aside",
@@ -327,9 +346,14 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same',
         find: 'middlewareLayer[require_internal_types.kLayerPatched] = true;\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn async (context, next) => {',
-        replace: 'patchedLayers.add(middlewareLayer);\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn (0, _opentelemetry_instrumentation.standIn)(async (context, next) => {',
+        replace:
+          'patchedLayers.add(middlewareLayer);\n\t\t_opentelemetry_api.diag.debug("patching Koa middleware layer");\n\t\treturn (0, _opentelemetry_instrumentation.standIn)(async (context, next) => {',
       },
-      { why: 'the same', find: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t};\n\t}\n};', replace: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t}, middlewareLayer);\n\t}\n};' },
+      {
+        why: 'the same',
+        find: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t};\n\t}\n};',
+        replace: '\t\t\t\t\tspan.end();\n\t\t\t\t}\n\t\t\t});\n\t\t}, middlewareLayer);\n\t}\n};',
+      },
     ],
   },
   {
@@ -349,7 +373,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
           '\t\t\treturn result;',
         ].join('\n'),
       },
-      { why: "the middleware's name and own properties, as connect and the app read them", find: '\t\treturn patchedMiddleware;\n', replace: '\t\treturn (0, _opentelemetry_instrumentation.standIn)(patchedMiddleware, middleWare);\n' },
+      {
+        why: "the middleware's name and own properties, as connect and the app read them",
+        find: '\t\treturn patchedMiddleware;\n',
+        replace: '\t\treturn (0, _opentelemetry_instrumentation.standIn)(patchedMiddleware, middleWare);\n',
+      },
       {
         why: "connect's export (createServer) replaced by an anonymous function of no arity",
         find: '_patchConstructor(original) {\n\t\tconst instrumentation = this;\n\t\treturn function(...args) {',
@@ -385,7 +413,11 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'if (typeof handler === "function") return (req, res, next) => {',
         replace: 'if (typeof handler === "function") return this._handlerStandIn(handler, (req, res, next, receiver, withNext) => {',
       },
-      { why: 'the same', find: 'if (this._isDisabled) return handler(req, res, next);', replace: 'if (this._isDisabled) return handler.apply(receiver, withNext(next));' },
+      {
+        why: 'the same',
+        find: 'if (this._isDisabled) return handler(req, res, next);',
+        replace: 'if (this._isDisabled) return handler.apply(receiver, withNext(next));',
+      },
       {
         why: 'the same',
         find: 'if (require_utils.isAsyncFunction(handler)) return wrapPromise(handler(req, res, next));',
@@ -424,9 +456,13 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'return async function(...params) {',
         replace: 'return (0, _opentelemetry_instrumentation.standIn)(async function(...params) {',
       },
-      { why: 'the same', find: '\t\t\t};\n\t\t};\n\t\tif (typeof route.handler === "function")', replace: '\t\t\t}, oldHandler);\n\t\t};\n\t\tif (typeof route.handler === "function")' },
       {
-        why: "an extension method (server.ext) was called with `this` undefined instead of the bind context hapi gives it, under its name lost",
+        why: 'the same',
+        find: '\t\t\t};\n\t\t};\n\t\tif (typeof route.handler === "function")',
+        replace: '\t\t\t}, oldHandler);\n\t\t};\n\t\tif (typeof route.handler === "function")',
+      },
+      {
+        why: 'an extension method (server.ext) was called with `this` undefined instead of the bind context hapi gives it, under its name lost',
         find: 'const newHandler = async function(...params) {',
         replace: 'const newHandler = (0, _opentelemetry_instrumentation.standIn)(async function(...params) {',
       },
@@ -465,7 +501,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same',
         find: 'if (invalidUrl) return original.apply(this, [options, ...args]);\n\t\t\t\t\telse return original.apply(this, [optionsParsed, ...args]);',
-        replace: 'const given = givenArgs();\n\t\t\t\t\tif (given !== void 0) return original.apply(this, given);\n\t\t\t\t\tif (invalidUrl) return original.apply(this, [options, ...args]);\n\t\t\t\t\telse return original.apply(this, [optionsParsed, ...args]);',
+        replace:
+          'const given = givenArgs();\n\t\t\t\t\tif (given !== void 0) return original.apply(this, given);\n\t\t\t\t\tif (invalidUrl) return original.apply(this, [options, ...args]);\n\t\t\t\t\telse return original.apply(this, [optionsParsed, ...args]);',
       },
     ],
   },
@@ -503,14 +540,27 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
           'const getOutgoingRequestAttributesOnResponse = (response) => {',
         ].join('\n'),
       },
-      { why: 'the same, for the response to an outgoing request', find: 'const { remoteAddress, remotePort } = socket;', replace: 'const { remoteAddress, remotePort } = uncachedPeer(socket);' },
-      { why: 'the same, for the client address', find: 'const remote = request.socket.remoteAddress;', replace: 'const remote = uncachedPeer(request.socket).remoteAddress;' },
+      {
+        why: 'the same, for the response to an outgoing request',
+        find: 'const { remoteAddress, remotePort } = socket;',
+        replace: 'const { remoteAddress, remotePort } = uncachedPeer(socket);',
+      },
+      {
+        why: 'the same, for the client address',
+        find: 'const remote = request.socket.remoteAddress;',
+        replace: 'const remote = uncachedPeer(request.socket).remoteAddress;',
+      },
       {
         why: 'the same, for an incoming request',
         find: '[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_ADDRESS]: request.socket.remoteAddress,\n\t\t[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_PORT]: request.socket.remotePort,',
-        replace: '[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_ADDRESS]: peer.remoteAddress,\n\t\t[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_PORT]: peer.remotePort,',
+        replace:
+          '[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_ADDRESS]: peer.remoteAddress,\n\t\t[_opentelemetry_semantic_conventions.ATTR_NETWORK_PEER_PORT]: peer.remotePort,',
       },
-      { why: 'the same', find: 'const remoteClientAddress = getRemoteClientAddress(request);', replace: 'const remoteClientAddress = getRemoteClientAddress(request);\n\tconst peer = uncachedPeer(request.socket);' },
+      {
+        why: 'the same',
+        find: 'const remoteClientAddress = getRemoteClientAddress(request);',
+        replace: 'const remoteClientAddress = getRemoteClientAddress(request);\n\tconst peer = uncachedPeer(request.socket);',
+      },
     ],
   },
   {
@@ -531,9 +581,14 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "the memoized function the app gets was a bare function without lru-memoizer's own properties: `memoized.del()`, `.keys()`, `.reset()`, `.on()` threw TypeError, `.hash`, `.load`, `.max` read undefined",
         find: 'const asyncMemoizer = function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn function() {',
-        replace: 'const standIn = _opentelemetry_instrumentation.standIn;\n\t\t\tconst asyncMemoizer = standIn(function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn standIn(function() {',
+        replace:
+          'const standIn = _opentelemetry_instrumentation.standIn;\n\t\t\tconst asyncMemoizer = standIn(function() {\n\t\t\t\tconst origMemoizer = moduleExports.apply(this, arguments);\n\t\t\t\treturn standIn(function() {',
       },
-      { why: 'the same', find: '\t\t\t\t};\n\t\t\t};\n\t\t\tasyncMemoizer.sync = moduleExports.sync;', replace: '\t\t\t\t}, origMemoizer);\n\t\t\t}, moduleExports);\n\t\t\tasyncMemoizer.sync = moduleExports.sync;' },
+      {
+        why: 'the same',
+        find: '\t\t\t\t};\n\t\t\t};\n\t\t\tasyncMemoizer.sync = moduleExports.sync;',
+        replace: '\t\t\t\t}, origMemoizer);\n\t\t\t}, moduleExports);\n\t\t\tasyncMemoizer.sync = moduleExports.sync;',
+      },
     ],
   },
   {
@@ -545,9 +600,21 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'socket.once("error", otelTlsErrorListener);',
         replace: `socket.once(${ERROR_MONITOR}, otelTlsErrorListener);`,
       },
-      { why: 'the same', find: 'socket.removeListener("error", otelTlsErrorListener);', replace: `socket.removeListener(${ERROR_MONITOR}, otelTlsErrorListener);` },
-      { why: 'the same', find: '\t\t\t"close",\n\t\t\t"error",\n\t\t\t"secureConnect"\n\t\t]) socket.once(event, otelTlsRemoveListeners);', replace: `\t\t\t"close",\n\t\t\t${ERROR_MONITOR},\n\t\t\t"secureConnect"\n\t\t]) socket.once(event, otelTlsRemoveListeners);` },
-      { why: 'the same', find: 'const SOCKET_EVENTS = [\n\t"close",\n\t"connect",\n\t"error"\n];', replace: `const SOCKET_EVENTS = [\n\t"close",\n\t"connect",\n\t${ERROR_MONITOR}\n];` },
+      {
+        why: 'the same',
+        find: 'socket.removeListener("error", otelTlsErrorListener);',
+        replace: `socket.removeListener(${ERROR_MONITOR}, otelTlsErrorListener);`,
+      },
+      {
+        why: 'the same',
+        find: '\t\t\t"close",\n\t\t\t"error",\n\t\t\t"secureConnect"\n\t\t]) socket.once(event, otelTlsRemoveListeners);',
+        replace: `\t\t\t"close",\n\t\t\t${ERROR_MONITOR},\n\t\t\t"secureConnect"\n\t\t]) socket.once(event, otelTlsRemoveListeners);`,
+      },
+      {
+        why: 'the same',
+        find: 'const SOCKET_EVENTS = [\n\t"close",\n\t"connect",\n\t"error"\n];',
+        replace: `const SOCKET_EVENTS = [\n\t"close",\n\t"connect",\n\t${ERROR_MONITOR}\n];`,
+      },
       { why: 'the same', find: 'socket.once("error", setSpanError);', replace: `socket.once(${ERROR_MONITOR}, setSpanError);` },
       { why: 'the same', find: 'socket.removeListener("error", setSpanError);', replace: `socket.removeListener(${ERROR_MONITOR}, setSpanError);` },
     ],
@@ -603,14 +670,16 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "on(event, listener) registered a wrapper of the listener, so off(event, listener) and removeListener found nothing, and a once() listener (Node's wrapper, which removes itself by its own identity) stayed registered for good; a listener that is no function met the instrumentation instead of socket.io",
         find: '\t\t\t\tif (self.getConfig().onIgnoreEventList?.includes(ev)) return original.apply(this, arguments);',
-        replace: '\t\t\t\tif (self.getConfig().onIgnoreEventList?.includes(ev)) return original.apply(this, arguments);\n\t\t\t\tif (typeof originalListener !== "function") return original.apply(this, arguments);',
+        replace:
+          '\t\t\t\tif (self.getConfig().onIgnoreEventList?.includes(ev)) return original.apply(this, arguments);\n\t\t\t\tif (typeof originalListener !== "function") return original.apply(this, arguments);',
       },
       {
         // Node's EventEmitter removes a listener whose `.listener` is the one asked for, and lists
         // it as that (lib/events.js, _removeListener and unwrapListeners).
         why: 'the same',
         find: '\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
-        replace: '\t\t\t\t(0, _opentelemetry_instrumentation.standIn)(wrappedListener, originalListener).listener = originalListener;\n\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
+        replace:
+          '\t\t\t\t(0, _opentelemetry_instrumentation.standIn)(wrappedListener, originalListener).listener = originalListener;\n\t\t\t\treturn original.apply(this, [ev, wrappedListener]);',
       },
     ],
   },
@@ -628,7 +697,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "a batch that rejects with undefined: the span's status read `err.message`, and every load() rejected with the instrumentation's TypeError in place of the app's undefined",
         find: '\t\t\t\t\t\tmessage: err.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t});\n\t\t};\n\t}\n\t_getPatchedConstructor',
-        replace: '\t\t\t\t\t\tmessage: err?.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t});\n\t\t};\n\t}\n\t_getPatchedConstructor',
+        replace:
+          '\t\t\t\t\t\tmessage: err?.message\n\t\t\t\t\t});\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow err;\n\t\t\t\t});\n\t\t\t});\n\t\t};\n\t}\n\t_getPatchedConstructor',
       },
       {
         why: 'the same, for load()',
@@ -651,7 +721,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "a resolver wrapped already was wrapped again (the test read the new wrapper, never marked); the mark, a symbol on the app's resolver, is kept aside instead",
         find: 'function wrapFieldResolver(tracer, getConfig, fieldResolver, isDefaultResolver = false) {\n\tif (wrappedFieldResolver[require_symbols.OTEL_PATCHED_SYMBOL] || typeof fieldResolver !== "function") return fieldResolver;',
-        replace: 'const wrappedResolvers = /* @__PURE__ */ new WeakSet();\nfunction wrapFieldResolver(tracer, getConfig, fieldResolver, isDefaultResolver = false) {\n\tif (typeof fieldResolver !== "function" || wrappedResolvers.has(fieldResolver)) return fieldResolver;',
+        replace:
+          'const wrappedResolvers = /* @__PURE__ */ new WeakSet();\nfunction wrapFieldResolver(tracer, getConfig, fieldResolver, isDefaultResolver = false) {\n\tif (typeof fieldResolver !== "function" || wrappedResolvers.has(fieldResolver)) return fieldResolver;',
       },
       {
         // Strict, it has no `arguments` and `caller` of its own, and hands the receiver on as it got it.
@@ -667,7 +738,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same',
         find: '\twrappedFieldResolver[require_symbols.OTEL_PATCHED_SYMBOL] = true;\n\treturn wrappedFieldResolver;',
-        replace: '\twrappedResolvers.add(require("@opentelemetry/instrumentation").standIn(wrappedFieldResolver, fieldResolver));\n\treturn wrappedFieldResolver;',
+        replace:
+          '\twrappedResolvers.add(require("@opentelemetry/instrumentation").standIn(wrappedFieldResolver, fieldResolver));\n\treturn wrappedFieldResolver;',
       },
     ],
   },
@@ -691,9 +763,21 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         replace: 'return original.call(this, call, patchedCallback);',
       },
       { why: 'the same, for a server-streaming or bidi handler', find: 'return original.call({}, call);', replace: 'return original.call(this, call);' },
-      { why: 'the same', find: 'case "client_stream": return clientStreamAndUnaryHandler(span, call, callback, originalFunc);', replace: 'case "client_stream": return clientStreamAndUnaryHandler.call(this, span, call, callback, originalFunc);' },
-      { why: 'the same', find: 'case "bidi": return serverStreamAndBidiHandler(span, call, originalFunc);', replace: 'case "bidi": return serverStreamAndBidiHandler.call(this, span, call, originalFunc);' },
-      { why: 'the same, for a method left untraced (ignoreGrpcMethods)', find: 'case "client_stream": return originalFunc.call({}, call, callback);', replace: 'case "client_stream": return originalFunc.call(this, call, callback);' },
+      {
+        why: 'the same',
+        find: 'case "client_stream": return clientStreamAndUnaryHandler(span, call, callback, originalFunc);',
+        replace: 'case "client_stream": return clientStreamAndUnaryHandler.call(this, span, call, callback, originalFunc);',
+      },
+      {
+        why: 'the same',
+        find: 'case "bidi": return serverStreamAndBidiHandler(span, call, originalFunc);',
+        replace: 'case "bidi": return serverStreamAndBidiHandler.call(this, span, call, originalFunc);',
+      },
+      {
+        why: 'the same, for a method left untraced (ignoreGrpcMethods)',
+        find: 'case "client_stream": return originalFunc.call({}, call, callback);',
+        replace: 'case "client_stream": return originalFunc.call(this, call, callback);',
+      },
       { why: 'the same', find: 'case "bidi": return originalFunc.call({}, call);', replace: 'case "bidi": return originalFunc.call(this, call);' },
     ],
   },
@@ -726,9 +810,14 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same',
         find: '\t\t\tthis._wrap(moduleExports.Server.prototype, "register", this._patchServer());',
-        replace: '\t\t\tgrpcClientPrototypes.add(moduleExports.Client.prototype);\n\t\t\tthis._wrap(moduleExports.Server.prototype, "register", this._patchServer());',
+        replace:
+          '\t\t\tgrpcClientPrototypes.add(moduleExports.Client.prototype);\n\t\t\tthis._wrap(moduleExports.Server.prototype, "register", this._patchServer());',
       },
-      { why: 'the same', find: 'const parsedUri = require_utils.URI_REGEX.exec(client.getChannel().getTarget());', replace: 'const parsedUri = require_utils.URI_REGEX.exec(clientChannel(client).getTarget());' },
+      {
+        why: 'the same',
+        find: 'const parsedUri = require_utils.URI_REGEX.exec(client.getChannel().getTarget());',
+        replace: 'const parsedUri = require_utils.URI_REGEX.exec(clientChannel(client).getTarget());',
+      },
     ],
   },
   {
@@ -739,7 +828,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // Gherkin puts a Rule's scenarios among the rule's children, not the feature's.
         why: "a scenario under a `Rule:` was not found among the feature's children: a TypeError (reading 'location' of undefined) rejected the wrapped TestCaseRunner.run, and the whole cucumber run aborted",
         find: 'const scenario = feature.children.find((node) => node?.scenario?.id === pickle.astNodeIds[0])?.scenario;',
-        replace: 'const scenario = feature.children.flatMap((node) => node?.rule ? node.rule.children : [node]).find((node) => node?.scenario?.id === pickle.astNodeIds[0])?.scenario;\n\t\t\t\tif (scenario === void 0) return original.apply(this, args);',
+        replace:
+          'const scenario = feature.children.flatMap((node) => node?.rule ? node.rule.children : [node]).find((node) => node?.scenario?.id === pickle.astNodeIds[0])?.scenario;\n\t\t\t\tif (scenario === void 0) return original.apply(this, args);',
       },
       {
         // cucumber reads a definition's function: its arity says callback or not (a callback-style
@@ -776,17 +866,20 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same',
         find: '\t\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\t}',
-        replace: '\t\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "invokeStep");\n\t\t\t}',
+        replace:
+          '\t\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "invokeStep");\n\t\t\t}',
       },
       {
         why: 'the same',
         find: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "runAttempt", this._getTestCaseRunAttemptPatch());\n\t\t\treturn moduleExports;',
-        replace: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "runAttempt", this._getTestCaseRunAttemptPatch());\n\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "invokeStep", this._getInvokeStepPatch());\n\t\t\treturn moduleExports;',
+        replace:
+          '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "runAttempt", this._getTestCaseRunAttemptPatch());\n\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._wrap(moduleExports.default.prototype, "invokeStep", this._getInvokeStepPatch());\n\t\t\treturn moduleExports;',
       },
       {
         why: 'the same',
         find: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t})])];',
-        replace: '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "invokeStep");\n\t\t})])];',
+        replace:
+          '\t\t\tif ("runAttempt" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "runAttempt");\n\t\t\tif ("invokeStep" in moduleExports.default.prototype) this._unwrap(moduleExports.default.prototype, "invokeStep");\n\t\t})])];',
       },
       {
         why: 'the same',
@@ -851,7 +944,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // The app gets the promise the handlers return, which settles as the command's did.
         why: "a command's promise got the instrumentation's rejection handler: a failed command the app did not catch no longer raised an unhandled rejection (the process ran on where Node ends it, exit 1)",
         find: 'if (typeof res?.then === "function") res.then((redisRes) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, redisRes, void 0);\n\t\t}, (err) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, null, err);\n\t\t});',
-        replace: 'if (typeof res?.then === "function") return res.then((redisRes) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, redisRes, void 0);\n\t\t\treturn redisRes;\n\t\t}, (err) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, null, err);\n\t\t\tthrow err;\n\t\t});',
+        replace:
+          'if (typeof res?.then === "function") return res.then((redisRes) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, redisRes, void 0);\n\t\t\treturn redisRes;\n\t\t}, (err) => {\n\t\t\tthis._endSpanWithResponse(span, commandName, commandArgs, null, err);\n\t\t\tthrow err;\n\t\t});',
       },
     ],
   },
@@ -862,7 +956,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: "dns.promises.lookup()'s promise got the instrumentation's rejection handler: a failed lookup the app did not catch no longer raised an unhandled rejection (the process exited 0 where Node ends it with 1)",
         find: 'promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t});\n\t\t\t\treturn promise;',
-        replace: 'return promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t\treturn result;\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow e;\n\t\t\t\t});',
+        replace:
+          'return promise.then((result) => {\n\t\t\t\t\trequire_utils.setLookupAttributes(span, result);\n\t\t\t\t\tspan.end();\n\t\t\t\t\treturn result;\n\t\t\t\t}, (e) => {\n\t\t\t\t\trequire_utils.setError(e, span);\n\t\t\t\t\tspan.end();\n\t\t\t\t\tthrow e;\n\t\t\t\t});',
       },
     ],
   },
@@ -888,7 +983,8 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
       {
         why: 'the same, for embeddings',
         find: '\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
-        replace: '\t\t\t\tif (observeAPIPromise(apiPromise, (result) => self._onEmbeddingsCreateResult(span, startNow, commonAttrs, result), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;\n\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
+        replace:
+          '\t\t\t\tif (observeAPIPromise(apiPromise, (result) => self._onEmbeddingsCreateResult(span, startNow, commonAttrs, result), self._createAPIPromiseRejectionHandler(startNow, span, commonAttrs))) return apiPromise;\n\t\t\t\tapiPromise.then((result) => {\n\t\t\t\t\tself._onEmbeddingsCreateResult(',
       },
       {
         why: 'the same, for responses; a failed streamed response now ends its span, with the error',
@@ -909,11 +1005,24 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // specs and hand-built stacks end in handlers that return plain values.
         why: "a middleware stack whose handler returns a plain value (or nothing) or throws at once: `.then is not a function` in the instrumentation's wrapper, an unhandled rejection (the process ends, exit 1), and the promise the app awaits never settles; the handler's result, value or error, now goes on as a promise's",
         find: '\t\t\t\t\t\t_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}).then((response) => {',
-        replace: '\t\t\t\t\t\tnew Promise((resolveHandler) => resolveHandler(_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}))).then((response) => {',
+        replace:
+          '\t\t\t\t\t\tnew Promise((resolveHandler) => resolveHandler(_opentelemetry_api.context.with(activeContextWithSpan, () => {\n\t\t\t\t\t\t\tself.servicesExtensions.requestPostSpanHook(normalizedRequest);\n\t\t\t\t\t\t\treturn self._callOriginalFunction(() => origHandler.call(this, command));\n\t\t\t\t\t\t}))).then((response) => {',
       },
-      { why: 'the same, for a handler that returns nothing', find: 'const requestId = response.output?.$metadata?.requestId;', replace: 'const requestId = response?.output?.$metadata?.requestId;' },
-      { why: 'the same', find: 'const httpStatusCode = response.output?.$metadata?.httpStatusCode;', replace: 'const httpStatusCode = response?.output?.$metadata?.httpStatusCode;' },
-      { why: 'the same', find: 'const extendedRequestId = response.output?.$metadata?.extendedRequestId;', replace: 'const extendedRequestId = response?.output?.$metadata?.extendedRequestId;' },
+      {
+        why: 'the same, for a handler that returns nothing',
+        find: 'const requestId = response.output?.$metadata?.requestId;',
+        replace: 'const requestId = response?.output?.$metadata?.requestId;',
+      },
+      {
+        why: 'the same',
+        find: 'const httpStatusCode = response.output?.$metadata?.httpStatusCode;',
+        replace: 'const httpStatusCode = response?.output?.$metadata?.httpStatusCode;',
+      },
+      {
+        why: 'the same',
+        find: 'const extendedRequestId = response.output?.$metadata?.extendedRequestId;',
+        replace: 'const extendedRequestId = response?.output?.$metadata?.extendedRequestId;',
+      },
       { why: 'the same', find: 'data: response.output,', replace: 'data: response?.output,' },
     ],
   },
@@ -960,7 +1069,9 @@ export function patchSource(source: string, file: string, patches: readonly Sour
   for (const patch of patches) {
     const at = patched.indexOf(patch.find);
     if (at < 0 || patched.indexOf(patch.find, at + 1) >= 0) {
-      throw new Error(`${file}: the text to patch (${patch.why}) is ${at < 0 ? 'not there' : 'there more than once'}; the instrumentation changed, revisit build/instrumentation-patches.ts`);
+      throw new Error(
+        `${file}: the text to patch (${patch.why}) is ${at < 0 ? 'not there' : 'there more than once'}; the instrumentation changed, revisit build/instrumentation-patches.ts`,
+      );
     }
     patched = patched.slice(0, at) + patch.replace + patched.slice(at + patch.find.length);
   }

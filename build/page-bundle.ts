@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   });
   const script = readFileSync(outfile, 'utf8');
   const unsafe = /<\/script|<!--/i.exec(script);
-  if (unsafe) throw new Error(`${path.relative(repoRoot, outfile)} holds ${unsafe[0]}, which would end or confuse the <script> element the report inlines it in`);
+  if (unsafe)
+    throw new Error(`${path.relative(repoRoot, outfile)} holds ${unsafe[0]}, which would end or confuse the <script> element the report inlines it in`);
 }
 
 await main();

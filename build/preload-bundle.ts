@@ -69,9 +69,12 @@ function bundledLazyParts(): Plugin {
   return {
     name: 'pyro-run-bundled-lazy-parts',
     setup(build) {
-      build.onResolve({ filter: /\/lazy-parts\.js$/ }, (args) => (path.join(args.resolveDir, args.path).replace(/\.js$/, '.ts') === LAZY_PARTS ? { path: BUNDLED_LAZY_PARTS } : undefined));
+      build.onResolve({ filter: /\/lazy-parts\.js$/ }, (args) =>
+        path.join(args.resolveDir, args.path).replace(/\.js$/, '.ts') === LAZY_PARTS ? { path: BUNDLED_LAZY_PARTS } : undefined,
+      );
       build.onLoad({ filter: /\/lazy-parts\.ts$/ }, (args) => {
-        if (args.path === LAZY_PARTS) throw new Error(`${path.relative(repoRoot, LAZY_PARTS)} is imported in a way build/preload-bundle.ts does not swap for its stand-in`);
+        if (args.path === LAZY_PARTS)
+          throw new Error(`${path.relative(repoRoot, LAZY_PARTS)} is imported in a way build/preload-bundle.ts does not swap for its stand-in`);
         return undefined;
       });
     },

@@ -94,7 +94,9 @@ function lazyTls(): Plugin {
     name: 'pyro-run-lazy-tls',
     setup(build) {
       // The stand-in's own require of node:tls is the real module (left to Node).
-      build.onResolve({ filter: /^(node:)?tls$/ }, (args) => (args.namespace === 'pyro-run-lazy-tls' ? { path: 'node:tls', external: true } : { path: 'tls', namespace: 'pyro-run-lazy-tls' }));
+      build.onResolve({ filter: /^(node:)?tls$/ }, (args) =>
+        args.namespace === 'pyro-run-lazy-tls' ? { path: 'node:tls', external: true } : { path: 'tls', namespace: 'pyro-run-lazy-tls' },
+      );
       build.onLoad({ filter: /.*/, namespace: 'pyro-run-lazy-tls' }, () => ({
         contents: `module.exports = { TLSSocket: { [Symbol.hasInstance](socket) { return socket != null && socket.encrypted === true && socket instanceof require('node:tls').TLSSocket; } } };`,
         loader: 'js',
@@ -172,7 +174,12 @@ async function main(): Promise<void> {
   assertOnlyTlsSocketUsed();
   await esbuild.build({
     ...common,
-    stdin: { contents: "export { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';\n", resolveDir: repoRoot, sourcefile: 'otlp-trace-entry.mjs', loader: 'js' },
+    stdin: {
+      contents: "export { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';\n",
+      resolveDir: repoRoot,
+      sourcefile: 'otlp-trace-entry.mjs',
+      loader: 'js',
+    },
     outfile: path.join(outDir, VENDOR_OTLP_TRACE_FILE),
     plugins: [plugin],
   });

@@ -26,7 +26,17 @@ const port = await new Promise((resolve, reject) => {
 const base = `http://127.0.0.1:${port}`;
 const requests = [
   () => fetch(`${base}/search?q=${['red mug', 'blue lamp', 'black chair'][Math.floor(Math.random() * 3)]}`),
-  () => fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ id: 3, quantity: 2 }, { id: 42, quantity: 1 }] }) }),
+  () =>
+    fetch(`${base}/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        items: [
+          { id: 3, quantity: 2 },
+          { id: 42, quantity: 1 },
+        ],
+      }),
+    }),
   () => fetch(`${base}/products/${Math.floor(Math.random() * 2000)}`),
 ];
 console.log(`pyro-run demo: ${seconds} s of load on the example shop (${base})…`);

@@ -15,6 +15,8 @@ if (!(threads as { isInternalThread?: boolean }).isInternalThread && !globalStat
     if (threads.isMainThread) start();
     else startWorker();
   } catch (error) {
-    process.stderr.write(`pyro-run: warning: could not start (${error instanceof Error ? error.message : String(error)}); the app runs without tracing or profiling\n`);
+    process.stderr.write(
+      `pyro-run: warning: could not start (${error instanceof Error ? error.message : String(error)}); the app runs without tracing or profiling\n`,
+    );
   }
 }

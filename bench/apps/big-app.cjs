@@ -23,7 +23,7 @@ for (let i = order.length - 1, r = 12345; i > 0; i--) {
   const j = r % (i + 1);
   [order[i], order[j]] = [order[j], order[i]];
 }
-const nextOf = new Map(order.map((fn, k) => [fn, (k % DEPTH) === DEPTH - 1 ? undefined : order[k + 1]]));
+const nextOf = new Map(order.map((fn, k) => [fn, k % DEPTH === DEPTH - 1 ? undefined : order[k + 1]]));
 
 /** A function calls the next one of its chain; the last of a chain does the request's work. */
 function body(i) {

@@ -59,6 +59,8 @@ if (!isMainThread) {
   const mainMicros = cpu() - mainBefore;
   worker.postMessage('cpu');
   const workerMicros = (await next()) - workerBefore;
-  process.stdout.write(`${JSON.stringify({ workerMicrosPerTask: workerMicros / TASKS, mainMicrosPerTask: mainMicros / TASKS, wallMicrosPerTask: (wallMs * 1000) / TASKS })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ workerMicrosPerTask: workerMicros / TASKS, mainMicrosPerTask: mainMicros / TASKS, wallMicrosPerTask: (wallMs * 1000) / TASKS })}\n`,
+  );
   await worker.terminate();
 }

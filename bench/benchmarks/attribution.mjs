@@ -23,7 +23,14 @@ const SERVER_KIND = 2;
 
 const VARIANTS = [
   { id: 'node22', label: 'Node 22, no AsyncContextFrame', node: NODE[22], flags: [], acf: false, target: 0.99 },
-  { id: 'node22-acf', label: 'Node 22, --experimental-async-context-frame', node: NODE[22], flags: ['--experimental-async-context-frame'], acf: true, target: 0.995 },
+  {
+    id: 'node22-acf',
+    label: 'Node 22, --experimental-async-context-frame',
+    node: NODE[22],
+    flags: ['--experimental-async-context-frame'],
+    acf: true,
+    target: 0.995,
+  },
   { id: 'node24', label: 'Node 24', node: NODE[24], flags: [], acf: true, target: 0.995 },
   { id: 'node26', label: 'Node 26', node: NODE[26], flags: [], acf: true, target: 0.995 },
 ];
@@ -98,7 +105,13 @@ export default {
   async run({ quick, progress }) {
     const rounds = quick ? 1 : 2;
     const requests = quick ? 40 : 240;
-    const raw = await interleave(rounds, VARIANTS, (v) => v.id, (v) => measureOnce(v, requests), progress);
+    const raw = await interleave(
+      rounds,
+      VARIANTS,
+      (v) => v.id,
+      (v) => measureOnce(v, requests),
+      progress,
+    );
 
     const results = {};
     const rows = [];
@@ -117,11 +130,24 @@ export default {
         results[variant.id].levels[c] = cell;
         worst = Math.min(worst, Number.isNaN(cell.share) ? -Infinity : cell.share);
         const perRound = cell.perRound.length > 1 ? ` (${cell.perRound.map((s) => num(s * 100, 2)).join(', ')})` : '';
-        rows.push([variant.label, String(c), `${num(cell.share * 100, 2)}${perRound}`, String(cell.total), String(cell.wrong), String(cell.unlabelled), String(cell.noSpan)]);
+        rows.push([
+          variant.label,
+          String(c),
+          `${num(cell.share * 100, 2)}${perRound}`,
+          String(cell.total),
+          String(cell.wrong),
+          String(cell.unlabelled),
+          String(cell.noSpan),
+        ]);
       }
       const acfOk = runs.every((r) => r.acf === variant.acf);
-      goals.push(goal(`attribution ${variant.label}: ≥ ${num(variant.target * 100, 1)}% at every concurrency`, worst >= variant.target && acfOk,
-        `lowest ${num(worst * 100, 2)}%${acfOk ? '' : `; AsyncContextFrame was ${runs.map((r) => r.acf).join(',')}, expected ${variant.acf}`}`));
+      goals.push(
+        goal(
+          `attribution ${variant.label}: ≥ ${num(variant.target * 100, 1)}% at every concurrency`,
+          worst >= variant.target && acfOk,
+          `lowest ${num(worst * 100, 2)}%${acfOk ? '' : `; AsyncContextFrame was ${runs.map((r) => r.acf).join(',')}, expected ${variant.acf}`}`,
+        ),
+      );
     }
     const table = render(
       `attribution — pyro-run local mode, 2 ms sampling, ${requests} requests × 3 levels per run, ${rounds} round(s); share pooled over rounds (per round)`,

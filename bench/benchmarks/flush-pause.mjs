@@ -41,10 +41,14 @@ const LAG_MS = 250;
 const SAME_FLUSH_MS = 500;
 
 function readSlices(file) {
-  return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => {
-    const [from, to, maxMs, p99Ms, count] = line.split(' ').map(Number);
-    return { from, to, maxMs, p99Ms, count };
-  });
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [from, to, maxMs, p99Ms, count] = line.split(' ').map(Number);
+      return { from, to, maxMs, p99Ms, count };
+    });
 }
 
 /**
@@ -119,7 +123,14 @@ async function measureOnce(bin, contender, sink, { seconds, warmupSeconds, flush
     });
     const flushes = seen.filter((f) => Number.isFinite(f.maxMs));
     const quiet = slices.filter((s) => !inFlush(s)).map((s) => s.maxMs);
-    return { rps: load.rps, p99: load.p99, others, flushes, quiet: { slices: quiet.length, medianMaxMs: median(quiet), p99MaxMs: percentile(quiet, 99), maxMs: max(quiet) }, slices };
+    return {
+      rps: load.rps,
+      p99: load.p99,
+      others,
+      flushes,
+      quiet: { slices: quiet.length, medianMaxMs: median(quiet), p99MaxMs: percentile(quiet, 99), maxMs: max(quiet) },
+      slices,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -137,7 +148,13 @@ export default {
     const sink = await startSink();
     let raw;
     try {
-      raw = await interleave(1, contenders, (c) => c.id, (c) => measureOnce(bin, c, sink, timing), progress);
+      raw = await interleave(
+        1,
+        contenders,
+        (c) => c.id,
+        (c) => measureOnce(bin, c, sink, timing),
+        progress,
+      );
     } finally {
       await sink.stop();
     }
@@ -151,7 +168,18 @@ export default {
       const excess = worst?.excessMs ?? Number.NaN;
       const own = r.flushes.map((f) => f.own).filter(Boolean);
       const ownHoldMs = own.length > 0 ? max(own.map((o) => Math.max(o.longestStopMs, o.longestSliceMs))) : Number.NaN;
-      results[c.id] = { flushes: r.flushes.length, flushMaxMs: flushMax, perFlushMaxMs: r.flushes.map((f) => f.maxMs), excessMs: excess, worstQuietMaxMs: worst?.quietMaxMs, own, ownHoldMs, quiet: r.quiet, rps: r.rps, othersOnAppCore: r.others };
+      results[c.id] = {
+        flushes: r.flushes.length,
+        flushMaxMs: flushMax,
+        perFlushMaxMs: r.flushes.map((f) => f.maxMs),
+        excessMs: excess,
+        worstQuietMaxMs: worst?.quietMaxMs,
+        own,
+        ownHoldMs,
+        quiet: r.quiet,
+        rps: r.rps,
+        othersOnAppCore: r.others,
+      };
       rows.push([
         c.label,
         String(r.flushes.length),
@@ -167,15 +195,32 @@ export default {
     }
     const table = render(
       `flush pause — Node ${nodeVersion(NODE[24])}, express under wrk -c${CONNECTIONS} for ${timing.seconds} s, flush every ${timing.flushMs} ms; event-loop delay max per 250 ms slice (ms, monitorEventLoopDelay at 1 ms resolution)`,
-      ['contender', 'flushes', 'max delay in each flush (same stretch without a flush)', 'own hold per flush: longest stop / longest slice', 'other slices: median max', 'p99 max', 'max', 'worst flush − its stretch', 'req/s', 'others on app core %'],
+      [
+        'contender',
+        'flushes',
+        'max delay in each flush (same stretch without a flush)',
+        'own hold per flush: longest stop / longest slice',
+        'other slices: median max',
+        'p99 max',
+        'max',
+        'worst flush − its stretch',
+        'req/s',
+        'others on app core %',
+      ],
       rows,
     );
     const pyro = results.pyro;
     const goals = [
-      goal(`flush pause: pyro-run's own flush work holds the event loop ≤ ${GOAL_MS} ms at a time (each stop of the sampler; each slice of the encoding)`, pyro.own.length >= 2 ? pyro.ownHoldMs <= GOAL_MS : undefined,
-        `${pyro.own.length} flushes; longest hold ${num(pyro.ownHoldMs, 1)} ms (stops at most ${num(max(pyro.own.map((o) => o.longestStopMs)), 1)} ms, slices at most ${num(max(pyro.own.map((o) => o.longestSliceMs)), 1)} ms)`),
-      goal(`flush pause: a flush adds ≤ ${GOAL_MS} ms of event-loop delay (pyro-run full)`, pyro.flushes >= 2 ? pyro.excessMs <= GOAL_MS : undefined,
-        `${pyro.flushes} flushes; worst ${signed(pyro.excessMs, 1)} ms over the median worst slice of as many consecutive slices without a flush (${num(pyro.worstQuietMaxMs, 1)} ms)`),
+      goal(
+        `flush pause: pyro-run's own flush work holds the event loop ≤ ${GOAL_MS} ms at a time (each stop of the sampler; each slice of the encoding)`,
+        pyro.own.length >= 2 ? pyro.ownHoldMs <= GOAL_MS : undefined,
+        `${pyro.own.length} flushes; longest hold ${num(pyro.ownHoldMs, 1)} ms (stops at most ${num(max(pyro.own.map((o) => o.longestStopMs)), 1)} ms, slices at most ${num(max(pyro.own.map((o) => o.longestSliceMs)), 1)} ms)`,
+      ),
+      goal(
+        `flush pause: a flush adds ≤ ${GOAL_MS} ms of event-loop delay (pyro-run full)`,
+        pyro.flushes >= 2 ? pyro.excessMs <= GOAL_MS : undefined,
+        `${pyro.flushes} flushes; worst ${signed(pyro.excessMs, 1)} ms over the median worst slice of as many consecutive slices without a flush (${num(pyro.worstQuietMaxMs, 1)} ms)`,
+      ),
     ];
     return {
       tables: [table],

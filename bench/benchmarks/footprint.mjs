@@ -49,7 +49,12 @@ async function installedSize(specs) {
     }
     const du = await run('du', ['-sb', 'node_modules'], { cwd: dir, name: 'du' });
     const lock = JSON.parse(readFileSync(path.join(dir, 'node_modules/.package-lock.json'), 'utf8'));
-    return { bytes: Number(du.stdout.split('\t')[0]), packages: Object.keys(lock.packages).filter((k) => k !== '').length, largest: await largest(dir), source };
+    return {
+      bytes: Number(du.stdout.split('\t')[0]),
+      packages: Object.keys(lock.packages).filter((k) => k !== '').length,
+      largest: await largest(dir),
+      source,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -62,13 +67,21 @@ async function installedSize(specs) {
  */
 async function largest(dir) {
   const du = await run('sh', ['-c', 'du -sb node_modules/[!@.]* node_modules/@*/*'], { cwd: dir, name: 'du' });
-  return du.stdout.trim().split('\n').map((line) => line.split('\t'))
+  return du.stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'))
     .map(([bytes, name]) => ({ name: name.replace(/^node_modules\//, ''), mb: Number((Number(bytes) / 2 ** 20).toFixed(1)) }))
-    .sort((a, b) => b.mb - a.mb).slice(0, 5);
+    .sort((a, b) => b.mb - a.mb)
+    .slice(0, 5);
 }
 
 async function modulesAtStart(contender, app, sinkUrl) {
-  const handle = start(NODE[24], contenderArgs(contender, app.file, ['--import', PROBE]), { env: contenderEnv(contender, sinkUrl), core: APP_CORE, name: contender.id });
+  const handle = start(NODE[24], contenderArgs(contender, app.file, ['--import', PROBE]), {
+    env: contenderEnv(contender, sinkUrl),
+    core: APP_CORE,
+    name: contender.id,
+  });
   try {
     const { match } = await handle.line(/modules=(\d+) builtins=(\d+)/, 30_000);
     return { files: Number(match[1]), builtins: Number(match[2]) };
@@ -117,7 +130,13 @@ export default {
     const rows = CONTENDERS.map((c) => {
       const size = installRow[c.id];
       const m = modules[c.id];
-      return [c.label, size ? num(size.bytes / 2 ** 20, 1) : '0', size ? String(size.packages) : '0', `${m.cjs.files} + ${m.cjs.builtins}`, `${m.esm.files} + ${m.esm.builtins}`];
+      return [
+        c.label,
+        size ? num(size.bytes / 2 ** 20, 1) : '0',
+        size ? String(size.packages) : '0',
+        `${m.cjs.files} + ${m.cjs.builtins}`,
+        `${m.esm.files} + ${m.esm.builtins}`,
+      ];
     });
     const table = render(
       `footprint — installed with production dependencies (npm --omit=dev, du -sb node_modules); modules loaded before the hello world's first line on Node ${nodeVersion(NODE[24])} (files + node: builtins)`,

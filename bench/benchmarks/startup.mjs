@@ -32,7 +32,11 @@ const EXITS_BY_ITSELF = CONTENDERS.filter((c) => ['node', 'pyro-none', 'pyro', '
 
 async function measureWhole(contender, app, sinkUrl) {
   const cpuBefore = childrenCpuMs();
-  const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl, app.env), core: APP_CORE, name: `${contender.id} ${app.id} to exit` });
+  const handle = start(NODE[24], contenderArgs(contender, app.file), {
+    env: contenderEnv(contender, sinkUrl, app.env),
+    core: APP_CORE,
+    name: `${contender.id} ${app.id} to exit`,
+  });
   const exit = await handle.exited;
   const at = process.hrtime.bigint();
   if (exit.code !== 0) throw new Error(`${handle.name}: exit ${JSON.stringify(exit)}\n${handle.stderr}`);
@@ -40,7 +44,11 @@ async function measureWhole(contender, app, sinkUrl) {
 }
 
 async function measureOnce(contender, app, sinkUrl) {
-  const handle = start(NODE[24], contenderArgs(contender, app.file), { env: contenderEnv(contender, sinkUrl, app.env), core: APP_CORE, name: `${contender.id} ${app.id}` });
+  const handle = start(NODE[24], contenderArgs(contender, app.file), {
+    env: contenderEnv(contender, sinkUrl, app.env),
+    core: APP_CORE,
+    name: `${contender.id} ${app.id}`,
+  });
   try {
     if (app.server) {
       const { match } = await handle.line(/^listening (\d+)$/, 30_000);
@@ -69,9 +77,21 @@ export default {
     let rawWhole;
     try {
       const pairs = APPS.flatMap((app) => CONTENDERS.map((contender) => ({ app, contender })));
-      raw = await interleave(rounds, pairs, (p) => `${p.app.id}/${p.contender.id}`, (p) => measureOnce(p.contender, p.app, sink.url), progress);
+      raw = await interleave(
+        rounds,
+        pairs,
+        (p) => `${p.app.id}/${p.contender.id}`,
+        (p) => measureOnce(p.contender, p.app, sink.url),
+        progress,
+      );
       const wholePairs = WHOLE_APPS.flatMap((app) => EXITS_BY_ITSELF.map((contender) => ({ app, contender })));
-      rawWhole = await interleave(rounds, wholePairs, (p) => `${p.app.id}/${p.contender.id} to exit`, (p) => measureWhole(p.contender, p.app, sink.url), progress);
+      rawWhole = await interleave(
+        rounds,
+        wholePairs,
+        (p) => `${p.app.id}/${p.contender.id} to exit`,
+        (p) => measureWhole(p.contender, p.app, sink.url),
+        progress,
+      );
     } finally {
       await sink.stop();
     }
@@ -89,7 +109,15 @@ export default {
         const addedStart = summary(runs.map((r, i) => r.startMs - base[i].startMs));
         const addedRss = summary(runs.map((r, i) => r.rssMb - base[i].rssMb));
         results[app.id][contender.id] = { start, rss, addedStart, addedRss, startRatio: ratio(start.median, summary(base.map((r) => r.startMs)).median) };
-        rows.push([app.id, contender.label, spread(start), signed(addedStart.median), times(results[app.id][contender.id].startRatio), spread(rss), signed(addedRss.median)]);
+        rows.push([
+          app.id,
+          contender.label,
+          spread(start),
+          signed(addedStart.median),
+          times(results[app.id][contender.id].startRatio),
+          spread(rss),
+          signed(addedRss.median),
+        ]);
       }
     }
     const table = render(
@@ -128,15 +156,31 @@ export default {
       const startShare = ratio(r.pyro.addedStart.median, r.otel.addedStart.median);
       const rssShare = ratio(r.pyro.addedRss.median, r.combo.addedRss.median);
       shares[app.id] = { startShare, rssShare };
-      goals.push(goal(`startup ${app.id}: pyro-run's added start ≤ 50% of OTel register's`, startShare <= 0.5,
-        `${num(r.pyro.addedStart.median, 0)} ms vs ${num(r.otel.addedStart.median, 0)} ms = ${num(startShare * 100, 0)}%`));
-      goals.push(goal(`startup ${app.id}: pyro-run's added RSS ≤ 50% of the combo's`, rssShare <= 0.5,
-        `${num(r.pyro.addedRss.median, 1)} MB vs ${num(r.combo.addedRss.median, 1)} MB = ${num(rssShare * 100, 0)}%`));
+      goals.push(
+        goal(
+          `startup ${app.id}: pyro-run's added start ≤ 50% of OTel register's`,
+          startShare <= 0.5,
+          `${num(r.pyro.addedStart.median, 0)} ms vs ${num(r.otel.addedStart.median, 0)} ms = ${num(startShare * 100, 0)}%`,
+        ),
+      );
+      goals.push(
+        goal(
+          `startup ${app.id}: pyro-run's added RSS ≤ 50% of the combo's`,
+          rssShare <= 0.5,
+          `${num(r.pyro.addedRss.median, 1)} MB vs ${num(r.combo.addedRss.median, 1)} MB = ${num(rssShare * 100, 0)}%`,
+        ),
+      );
     }
     const noneRatio = ratio(results['express-none'].pyro.start.median, results.express.pyro.start.median);
-    goals.push(goal('startup express: pyro-run with OTEL_METRICS_EXPORTER=none OTEL_LOGS_EXPORTER=none ≤ 1.25× of pyro-run without them', noneRatio <= 1.25,
-      `${num(results['express-none'].pyro.start.median, 0)} ms vs ${num(results.express.pyro.start.median, 0)} ms = ${times(noneRatio)}`));
-    const s = (id) => `${id}: pyro-run +${num(results[id].pyro.addedStart.median, 0)} ms / +${num(results[id].pyro.addedRss.median, 0)} MB, OTel +${num(results[id].otel.addedStart.median, 0)} ms, combo +${num(results[id].combo.addedRss.median, 0)} MB`;
+    goals.push(
+      goal(
+        'startup express: pyro-run with OTEL_METRICS_EXPORTER=none OTEL_LOGS_EXPORTER=none ≤ 1.25× of pyro-run without them',
+        noneRatio <= 1.25,
+        `${num(results['express-none'].pyro.start.median, 0)} ms vs ${num(results.express.pyro.start.median, 0)} ms = ${times(noneRatio)}`,
+      ),
+    );
+    const s = (id) =>
+      `${id}: pyro-run +${num(results[id].pyro.addedStart.median, 0)} ms / +${num(results[id].pyro.addedRss.median, 0)} MB, OTel +${num(results[id].otel.addedStart.median, 0)} ms, combo +${num(results[id].combo.addedRss.median, 0)} MB`;
     return {
       tables: [table, wholeTable],
       goals,

@@ -85,9 +85,21 @@ export default {
     let side;
     try {
       const pairs = APPS.flatMap((app) => CONTENDERS.map((contender) => ({ app, contender })));
-      raw = await interleave(rounds, pairs, (p) => `${p.app.id}/${p.contender.id}`, (p) => measureOnce(bin, p.contender, p.app, sink, timing), progress);
+      raw = await interleave(
+        rounds,
+        pairs,
+        (p) => `${p.app.id}/${p.contender.id}`,
+        (p) => measureOnce(bin, p.contender, p.app, sink, timing),
+        progress,
+      );
       const sidePairs = APPS.flatMap((app) => SIDE_PAIRS.map(([a, b]) => ({ app, a: byId(a), b: byId(b) })));
-      side = await interleave(sideRounds, sidePairs, (p) => sideKey(p.app.id, p.a.id, p.b.id), (p, round) => sideBySide(bin, [p.a, p.b], p.app.file, sink.url, { ...sideTiming, connections: CONNECTIONS, round }), (what) => progress(`side by side, ${what}`));
+      side = await interleave(
+        sideRounds,
+        sidePairs,
+        (p) => sideKey(p.app.id, p.a.id, p.b.id),
+        (p, round) => sideBySide(bin, [p.a, p.b], p.app.file, sink.url, { ...sideTiming, connections: CONNECTIONS, round }),
+        (what) => progress(`side by side, ${what}`),
+      );
     } finally {
       await sink.stop();
       rmSync(LOCAL_RECORDINGS, { recursive: true, force: true });
@@ -114,7 +126,19 @@ export default {
         r.rpsRatio = ratio(r.rps.median, baseRps);
         r.p99Ratio = ratio(r.p99.median, baseP99);
         results[app.id][contender.id] = r;
-        rows.push([app.id, contender.label, spread(r.rps, 0), times(r.rpsRatio), spread(r.p50, 2), spread(r.p99, 2), times(r.p99Ratio), num(r.spanKb.median, 0), num(r.profileKb.median, 0), String(r.failed), `${num(r.others.median, 0)} (${num(r.others.max, 0)})`]);
+        rows.push([
+          app.id,
+          contender.label,
+          spread(r.rps, 0),
+          times(r.rpsRatio),
+          spread(r.p50, 2),
+          spread(r.p99, 2),
+          times(r.p99Ratio),
+          num(r.spanKb.median, 0),
+          num(r.profileKb.median, 0),
+          String(r.failed),
+          `${num(r.others.median, 0)} (${num(r.others.max, 0)})`,
+        ]);
       }
     }
     const table = render(
@@ -149,7 +173,14 @@ export default {
           failed: pairRounds.reduce((sum, r) => sum + r.a.failed + r.b.failed, 0),
         };
         sideOf[`${a}~${b}`] = pair;
-        sideRows.push([app.id, `${byId(a).label} / ${byId(b).label}`, spread(pair.perCpu, 3), spread(pair.rps, 3), `${num(pair.cpuMicros[a].median, 0)} / ${num(pair.cpuMicros[b].median, 0)}`, String(pair.failed)]);
+        sideRows.push([
+          app.id,
+          `${byId(a).label} / ${byId(b).label}`,
+          spread(pair.perCpu, 3),
+          spread(pair.rps, 3),
+          `${num(pair.cpuMicros[a].median, 0)} / ${num(pair.cpuMicros[b].median, 0)}`,
+          String(pair.failed),
+        ]);
       }
       Object.assign(results[app.id], { paired: { vsCombo, vsNone, p99VsNone, noneVsOtel, comboVsOtel }, side: sideOf });
 
@@ -157,11 +188,35 @@ export default {
       const sideVsNone = sideOf['pyro~pyro-none'].perCpu;
       const cpuCost = 1 - sideVsNone.median;
       const p99Cost = p99VsNone.median - 1;
-      goals.push(goal(`throughput ${app.id}: pyro-run full ≥ 1.00× the combo (requests per CPU second, side by side)`, judged(sideVsCombo.median, (v) => v >= 1), `${times(sideVsCombo.median)} (rounds ${spread(sideVsCombo, 3)}; interleaved req/s ${spread(vsCombo, 3)})`));
-      goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 3% (full vs profiles off, requests per CPU second, side by side)`, judged(cpuCost, (v) => v <= 0.03), `${num(cpuCost * 100, 1)}% fewer (rounds ${spread(sideVsNone, 3)}; interleaved req/s ${spread(vsNone, 3)})`));
+      goals.push(
+        goal(
+          `throughput ${app.id}: pyro-run full ≥ 1.00× the combo (requests per CPU second, side by side)`,
+          judged(sideVsCombo.median, (v) => v >= 1),
+          `${times(sideVsCombo.median)} (rounds ${spread(sideVsCombo, 3)}; interleaved req/s ${spread(vsCombo, 3)})`,
+        ),
+      );
+      goals.push(
+        goal(
+          `throughput ${app.id}: profiling and linking cost ≤ 3% (full vs profiles off, requests per CPU second, side by side)`,
+          judged(cpuCost, (v) => v <= 0.03),
+          `${num(cpuCost * 100, 1)}% fewer (rounds ${spread(sideVsNone, 3)}; interleaved req/s ${spread(vsNone, 3)})`,
+        ),
+      );
       const localVsRemote = sideOf['pyro-local~pyro'].perCpu;
-      goals.push(goal(`throughput ${app.id}: local mode costs no more than remote mode (requests per CPU second ≥ 0.97×, the method's resolution; side by side)`, judged(localVsRemote.median, (v) => v >= 0.97), `${times(localVsRemote.median)} (rounds ${spread(localVsRemote, 3)})`));
-      goals.push(goal(`throughput ${app.id}: profiling and linking cost ≤ 5% p99 (full vs profiles off, interleaved)`, p99Cost <= 0.05, `${num(p99Cost * 100, 1)}% higher (rounds' full/off ${spread(p99VsNone, 3)})`));
+      goals.push(
+        goal(
+          `throughput ${app.id}: local mode costs no more than remote mode (requests per CPU second ≥ 0.97×, the method's resolution; side by side)`,
+          judged(localVsRemote.median, (v) => v >= 0.97),
+          `${times(localVsRemote.median)} (rounds ${spread(localVsRemote, 3)})`,
+        ),
+      );
+      goals.push(
+        goal(
+          `throughput ${app.id}: profiling and linking cost ≤ 5% p99 (full vs profiles off, interleaved)`,
+          p99Cost <= 0.05,
+          `${num(p99Cost * 100, 1)}% higher (rounds' full/off ${spread(p99VsNone, 3)})`,
+        ),
+      );
     }
     const pairedTable = render(
       `throughput — interleaved: ratios of runs paired within each round; median (min–max) over ${rounds} round(s); the p99 goal is judged on these`,
@@ -173,7 +228,8 @@ export default {
       ['app', 'a / b', 'requests per CPU s', 'req/s', 'CPU µs per request a / b', 'errors'],
       sideRows,
     );
-    const s = (id) => `${id} pyro-run ${num(results[id].pyro.rps.median, 0)} req/s alone = ${times(results[id].pyro.rpsRatio)} node; side by side ${times(results[id].side['pyro~combo'].perCpu.median)} combo, ${times(results[id].side['pyro~pyro-none'].perCpu.median)} profiles off`;
+    const s = (id) =>
+      `${id} pyro-run ${num(results[id].pyro.rps.median, 0)} req/s alone = ${times(results[id].pyro.rpsRatio)} node; side by side ${times(results[id].side['pyro~combo'].perCpu.median)} combo, ${times(results[id].side['pyro~pyro-none'].perCpu.median)} profiles off`;
     return {
       tables: [table, pairedTable, sideTable],
       goals,

@@ -21,7 +21,12 @@ export const BIG_APP_CONTENDERS = [
   { id: 'bare', label: 'bare node', preload: [], env: {} },
   preloadOnly(BIG_APP),
   tracingOnly,
-  { id: 'pyro-none-sampler', label: 'pyro-run, profiles off, + V8 sampler alone', preload: [...tracingOnly.preload, ...SAMPLER_ALONE.preload], env: tracingOnly.env },
+  {
+    id: 'pyro-none-sampler',
+    label: 'pyro-run, profiles off, + V8 sampler alone',
+    preload: [...tracingOnly.preload, ...SAMPLER_ALONE.preload],
+    env: tracingOnly.env,
+  },
   byId('pyro'),
   ...CONTENDERS.filter((c) => c.id === 'pyro-baseline'),
 ];

@@ -43,7 +43,12 @@ export const CONTENDERS = [
  */
 const BASELINE = process.env.PYRO_RUN_BENCH_BASELINE;
 if (BASELINE) {
-  CONTENDERS.push({ id: 'pyro-baseline', label: `pyro-run full, ${path.basename(path.resolve(BASELINE))}`, preload: ['--import', registerPathOf(path.resolve(BASELINE))], env: {} });
+  CONTENDERS.push({
+    id: 'pyro-baseline',
+    label: `pyro-run full, ${path.basename(path.resolve(BASELINE))}`,
+    preload: ['--import', registerPathOf(path.resolve(BASELINE))],
+    env: {},
+  });
 }
 
 /** Where the local-mode contender records (the throughput bench empties it after its run). */
@@ -55,7 +60,12 @@ export const LOCAL_RECORDINGS = path.join(os.tmpdir(), 'pyro-run-bench-local');
  * pyro-run full with the heap profile on (what it costs, which decides whether it is on by default).
  */
 export const SIDE_ONLY = [
-  { id: 'pyro-local', label: 'pyro-run full, local mode', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_OUTPUT_DIR: LOCAL_RECORDINGS, PYRO_RUN_QUIET: 'on' } },
+  {
+    id: 'pyro-local',
+    label: 'pyro-run full, local mode',
+    preload: ['--import', PYRO_REGISTER],
+    env: { PYRO_RUN_OUTPUT_DIR: LOCAL_RECORDINGS, PYRO_RUN_QUIET: 'on' },
+  },
   { id: 'pyro-heap', label: 'pyro-run full + heap profile', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_PROFILES: 'cpu,wall,heap' } },
 ];
 
@@ -65,13 +75,23 @@ export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY].find((c) => c.id === i
  * pyro-run's preload loaded with its agent skipped for `script` (PYRO_RUN_SKIP): what loading the
  * preload alone moves, next to the contenders that run the agent.
  */
-export const preloadOnly = (script) => ({ id: 'pyro-skip', label: 'pyro-run preloaded, agent skipped', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_SKIP: path.basename(script) } });
+export const preloadOnly = (script) => ({
+  id: 'pyro-skip',
+  label: 'pyro-run preloaded, agent skipped',
+  preload: ['--import', PYRO_REGISTER],
+  env: { PYRO_RUN_SKIP: path.basename(script) },
+});
 
 /**
  * V8's sampling profiler alone, as @datadog/pprof drives it (contenders/sampler-alone.mjs): no
  * span contexts, no export — what any V8-based Node profiler costs before pyro-run's part.
  */
-export const SAMPLER_ALONE = { id: 'sampler', label: 'V8 sampler alone, 10 ms', preload: ['--import', path.join(BENCH, 'contenders/sampler-alone.mjs')], env: {} };
+export const SAMPLER_ALONE = {
+  id: 'sampler',
+  label: 'V8 sampler alone, 10 ms',
+  preload: ['--import', path.join(BENCH, 'contenders/sampler-alone.mjs')],
+  env: {},
+};
 
 /** The runner's environment without anything that would configure a contender behind our back. */
 export function cleanEnv() {

@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
  * Steal (another virtual machine on the same host) is interference and stays in.
  */
 function coreTicks(core) {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${core} `));
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`cpu${core} `));
   const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
   return { busy: user + nice + system + steal, total: user + nice + system + idle + iowait + irq + softirq + steal };
 }

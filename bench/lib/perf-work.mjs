@@ -16,7 +16,10 @@ export const V8_WORK = [
   ["the perf map's logging (the bench's own)", /CodeEventLogger::/],
   ["@datadog/pprof's stops", /dd::WallProfiler::/],
   ['lazy compiles (first calls)', /Runtime_CompileLazy/],
-  ["optimizing compiles' main-thread part", /Runtime_StartMaglevOptimizeJob|Runtime_CompileOptimized|GetOrCompileOptimized|InstallOptimizedFunctions|FinalizeFinishedJobs|FinalizeMaglevCompilationJob|FinalizeTurbofanCompilationJob/],
+  [
+    "optimizing compiles' main-thread part",
+    /Runtime_StartMaglevOptimizeJob|Runtime_CompileOptimized|GetOrCompileOptimized|InstallOptimizedFunctions|FinalizeFinishedJobs|FinalizeMaglevCompilationJob|FinalizeTurbofanCompilationJob/,
+  ],
   ['deoptimizations', /Deoptimiz/],
   ['collections', /Heap::CollectGarbage|Scavenge|MinorGCJob|MarkCompact|IncrementalMarking|Heap::Perform/],
 ];
@@ -33,7 +36,9 @@ export function canPerf() {
  */
 export function recordPerf(pid, seconds) {
   const file = path.join(os.tmpdir(), `perf-work-${process.pid}-${pid}.data`);
-  const perf = spawn('perf', ['record', '-q', '-k', 'mono', '-F', String(FREQUENCY), '-g', '-p', String(pid), '-o', file, '--', 'sleep', String(seconds)], { stdio: 'ignore' });
+  const perf = spawn('perf', ['record', '-q', '-k', 'mono', '-F', String(FREQUENCY), '-g', '-p', String(pid), '-o', file, '--', 'sleep', String(seconds)], {
+    stdio: 'ignore',
+  });
   const done = new Promise((resolve, reject) => {
     perf.on('error', reject);
     perf.on('exit', (code) => (code === 0 ? resolve(file) : reject(new Error(`perf record exited with ${code}`))));
@@ -49,7 +54,11 @@ export function recordPerf(pid, seconds) {
 export function mainThreadWork(file, pid, zeroNs, windows, originOf) {
   let text;
   try {
-    text = execFileSync('perf', ['script', '-i', file, '-F', 'tid,time,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+    text = execFileSync('perf', ['script', '-i', file, '-F', 'tid,time,ip,sym,dso'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } finally {
     rmSync(file, { force: true });
   }
@@ -83,6 +92,9 @@ function kindOf(frames, originOf) {
   if (v8) return v8[0];
   const js = frames.find((frame) => frame.startsWith('JS:'));
   if (!js) return OTHER_NATIVE;
-  const script = js.slice(js.lastIndexOf(' ') + 1).replace(/:\d+:\d+$/, '').replace(/^file:\/\//, '');
+  const script = js
+    .slice(js.lastIndexOf(' ') + 1)
+    .replace(/:\d+:\d+$/, '')
+    .replace(/^file:\/\//, '');
   return `JavaScript: ${originOf(script)}`;
 }

@@ -88,9 +88,22 @@ export function start(command, args, { env = process.env, cwd, core, name = comm
 
 function waitLine(handle, re, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const previous = handle.stdout.split('\n').slice(0, -1).find((text) => re.test(text));
+    const previous = handle.stdout
+      .split('\n')
+      .slice(0, -1)
+      .find((text) => re.test(text));
     if (previous !== undefined) return resolve({ match: previous.match(re), at: process.hrtime.bigint() });
-    const waiter = { re, resolve: (value) => { clearTimeout(timer); resolve(value); }, reject: (error) => { clearTimeout(timer); reject(error); } };
+    const waiter = {
+      re,
+      resolve: (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      reject: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    };
     const timer = setTimeout(() => {
       handle.waiters.splice(handle.waiters.indexOf(waiter), 1);
       reject(new Error(`${handle.name}: no line matching ${re} within ${timeoutMs} ms\nstderr: ${tail(handle.stderr)}`));

@@ -15,7 +15,9 @@ export function runDir(dir) {
 
 const visible = (dir, re) => {
   try {
-    return readdirSync(dir).filter((name) => !name.startsWith('.') && re.test(name)).sort();
+    return readdirSync(dir)
+      .filter((name) => !name.startsWith('.') && re.test(name))
+      .sort();
   } catch {
     return [];
   }

@@ -11,7 +11,13 @@ export function writeResult(benchmark, data) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = path.join(RESULTS_DIR, `${benchmark}-${stamp}.json`);
-  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memBytes: os.totalmem(), platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg() };
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverage: os.loadavg(),
+  };
   writeFileSync(file, `${JSON.stringify({ benchmark, at: new Date().toISOString(), machine, git: gitState(), ...data }, null, 2)}\n`);
   return file;
 }

@@ -5,5 +5,10 @@ import { existsSync, readFileSync } from 'node:fs';
  * probes/window-costs.mjs wrote in the app (none when the agent encoded no window).
  */
 export function readWindowCosts(file) {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
 }

@@ -44,9 +44,14 @@ export function parseWrk(text) {
  */
 export async function wrk(bin, url, { connections = 16, seconds = 10, pauseMs } = {}) {
   const pacing = pauseMs === undefined ? [] : ['-s', pacingScript(pauseMs)];
-  const out = await run(bin, ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...pacing, url], { core: LOAD_CORE, name: 'wrk', timeoutMs: (seconds + 30) * 1000 });
+  const out = await run(bin, ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...pacing, url], {
+    core: LOAD_CORE,
+    name: 'wrk',
+    timeoutMs: (seconds + 30) * 1000,
+  });
   const parsed = parseWrk(out.stdout);
-  if (out.code !== 0 || !Number.isFinite(parsed.rps)) throw new Error(`wrk failed (${JSON.stringify({ code: out.code, signal: out.signal })}): ${out.stdout}${out.stderr}`);
+  if (out.code !== 0 || !Number.isFinite(parsed.rps))
+    throw new Error(`wrk failed (${JSON.stringify({ code: out.code, signal: out.signal })}): ${out.stdout}${out.stderr}`);
   return parsed;
 }
 

@@ -19,6 +19,7 @@ const results = [];
 for (const file of process.argv.slice(2).flatMap(testFiles).sort()) {
   const run = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: FILE_TIMEOUT_MS });
   results.push(...pgFileResults(file, run.stdout ?? '', run.status ?? run.signal));
-  if (run.status !== 0) process.stderr.write(`${file}: exit ${run.status ?? run.signal}\n${(run.stdout ?? '').slice(-2000)}${(run.stderr ?? '').slice(-2000)}\n`);
+  if (run.status !== 0)
+    process.stderr.write(`${file}: exit ${run.status ?? run.signal}\n${(run.stdout ?? '').slice(-2000)}${(run.stderr ?? '').slice(-2000)}\n`);
 }
 console.log(toTap(results));

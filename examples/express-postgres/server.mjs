@@ -118,9 +118,21 @@ function buildRevenueReport(rows) {
       const z = (0.6745 * (revenue[t] - center)) / mad;
       if (Math.abs(z) > 3.5) anomalies.push({ day: days[t], revenue: revenue[t], z: Math.round(z * 100) / 100 });
     }
-    const totals = [...byDay.values()].reduce((sum, d) => ({ orders: sum.orders + d.orders, units: sum.units + d.units, revenue: sum.revenue + d.revenue }), { orders: 0, units: 0, revenue: 0 });
+    const totals = [...byDay.values()].reduce((sum, d) => ({ orders: sum.orders + d.orders, units: sum.units + d.units, revenue: sum.revenue + d.revenue }), {
+      orders: 0,
+      units: 0,
+      revenue: 0,
+    });
     const next = forecast(revenue, 14);
-    report.push({ region, category, days: days.length, ...totals, revenue: Math.round(totals.revenue * 100) / 100, anomalies, forecast14d: Math.round(next.reduce((a, b) => a + b, 0)) });
+    report.push({
+      region,
+      category,
+      days: days.length,
+      ...totals,
+      revenue: Math.round(totals.revenue * 100) / 100,
+      anomalies,
+      forecast14d: Math.round(next.reduce((a, b) => a + b, 0)),
+    });
   }
   return report.sort((a, b) => b.revenue - a.revenue);
 }

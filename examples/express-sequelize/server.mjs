@@ -12,18 +12,34 @@ const ARTICLES = 500;
 const COMMENTS_PER_ARTICLE = 10;
 const TAGS = ['javascript', 'postgres', 'node', 'performance', 'testing', 'design', 'security', 'devops', 'css', 'databases', 'tracing', 'profiling'];
 const PAGE = 20;
-const WORDS = 'query index latency cache buffer socket stream parser cursor schema model join table row column span trace profile sample thread event loop promise callback heap allocation garbage collector pool connection transaction commit rollback lock replica shard partition vacuum planner'.split(' ');
+const WORDS =
+  'query index latency cache buffer socket stream parser cursor schema model join table row column span trace profile sample thread event loop promise callback heap allocation garbage collector pool connection transaction commit rollback lock replica shard partition vacuum planner'.split(
+    ' ',
+  );
 
 const sequelize = new Sequelize(process.env.DATABASE_URL, { dialect: 'postgres', logging: false, pool: { max: 5 } });
 
 const model = { underscored: true };
-const Author = sequelize.define('Author', { name: { type: DataTypes.STRING, allowNull: false }, email: { type: DataTypes.STRING, allowNull: false, unique: true }, bio: DataTypes.TEXT }, { ...model, tableName: 'authors' });
+const Author = sequelize.define(
+  'Author',
+  { name: { type: DataTypes.STRING, allowNull: false }, email: { type: DataTypes.STRING, allowNull: false, unique: true }, bio: DataTypes.TEXT },
+  { ...model, tableName: 'authors' },
+);
 const Article = sequelize.define(
   'Article',
-  { slug: { type: DataTypes.STRING, allowNull: false, unique: true }, title: { type: DataTypes.STRING, allowNull: false }, body: { type: DataTypes.TEXT, allowNull: false }, publishedAt: { type: DataTypes.DATE, allowNull: false } },
+  {
+    slug: { type: DataTypes.STRING, allowNull: false, unique: true },
+    title: { type: DataTypes.STRING, allowNull: false },
+    body: { type: DataTypes.TEXT, allowNull: false },
+    publishedAt: { type: DataTypes.DATE, allowNull: false },
+  },
   { ...model, tableName: 'articles', indexes: [{ fields: ['published_at'] }] },
 );
-const Comment = sequelize.define('Comment', { body: { type: DataTypes.TEXT, allowNull: false }, authorName: { type: DataTypes.STRING, allowNull: false } }, { ...model, tableName: 'comments', indexes: [{ fields: ['article_id'] }] });
+const Comment = sequelize.define(
+  'Comment',
+  { body: { type: DataTypes.TEXT, allowNull: false }, authorName: { type: DataTypes.STRING, allowNull: false } },
+  { ...model, tableName: 'comments', indexes: [{ fields: ['article_id'] }] },
+);
 const Tag = sequelize.define('Tag', { name: { type: DataTypes.STRING, allowNull: false, unique: true } }, { ...model, tableName: 'tags', timestamps: false });
 
 Author.hasMany(Article, { as: 'articles', foreignKey: 'authorId' });
@@ -36,7 +52,7 @@ Tag.belongsToMany(Article, { as: 'articles', through: 'article_tags', foreignKey
 /** Deterministic prose: `words` words drawn from WORDS by a 32-bit xorshift seeded with `seed`. */
 function prose(seed, words) {
   const out = [];
-  let x = (seed + 1) * 2654435761 >>> 0 || 1;
+  let x = ((seed + 1) * 2654435761) >>> 0 || 1;
   for (let i = 0; i < words; i++) {
     x ^= x << 13;
     x ^= x >>> 17;
@@ -59,7 +75,10 @@ async function seed() {
       Array.from({ length: AUTHORS }, (_, i) => ({ name: `Author ${i + 1}`, email: `author${i + 1}@example.com`, bio: prose(i, 30) })),
       { transaction },
     );
-    const tags = await Tag.bulkCreate(TAGS.map((name) => ({ name })), { transaction });
+    const tags = await Tag.bulkCreate(
+      TAGS.map((name) => ({ name })),
+      { transaction },
+    );
     const start = Date.UTC(2024, 0, 1);
     const articles = await Article.bulkCreate(
       Array.from({ length: ARTICLES }, (_, i) => ({
@@ -137,7 +156,11 @@ app.get('/api/articles/feed', async (_req, res) => {
 app.get('/api/articles/:slug', async (req, res) => {
   const article = await Article.findOne({
     where: { slug: req.params.slug },
-    include: [{ model: Author, as: 'author' }, { model: Tag, as: 'tags', through: { attributes: [] } }, { model: Comment, as: 'comments' }],
+    include: [
+      { model: Author, as: 'author' },
+      { model: Tag, as: 'tags', through: { attributes: [] } },
+      { model: Comment, as: 'comments' },
+    ],
   });
   if (article === null) return res.status(404).json({ error: 'no such article' });
   res.json(article);
@@ -189,7 +212,8 @@ app.get('/api/articles/:slug/similar', async (req, res) => {
 /** Adds a comment to an article: `{ "authorName": "…", "body": "…" }`. */
 app.post('/api/articles/:slug/comments', async (req, res) => {
   const { authorName, body } = req.body ?? {};
-  if (typeof authorName !== 'string' || typeof body !== 'string' || !authorName || !body) return res.status(400).json({ error: 'authorName and body are required' });
+  if (typeof authorName !== 'string' || typeof body !== 'string' || !authorName || !body)
+    return res.status(400).json({ error: 'authorName and body are required' });
   const article = await Article.findOne({ where: { slug: req.params.slug }, attributes: ['id'] });
   if (article === null) return res.status(404).json({ error: 'no such article' });
   const comment = await Comment.create({ articleId: article.id, authorName, body });
@@ -202,7 +226,10 @@ app.get('/api/authors', async (_req, res) => {
     attributes: ['id', 'name', [sequelize.fn('count', sequelize.col('articles.id')), 'articleCount']],
     include: [{ model: Article, as: 'articles', attributes: [] }],
     group: ['Author.id'],
-    order: [[sequelize.literal('"articleCount"'), 'DESC'], ['id', 'ASC']],
+    order: [
+      [sequelize.literal('"articleCount"'), 'DESC'],
+      ['id', 'ASC'],
+    ],
   });
   res.json({ authors });
 });
@@ -211,7 +238,13 @@ app.get('/api/authors', async (_req, res) => {
 app.get('/api/tags/:name/articles', async (req, res) => {
   const tag = await Tag.findOne({ where: { name: req.params.name } });
   if (tag === null) return res.status(404).json({ error: 'no such tag' });
-  const articles = await tag.getArticles({ attributes: ['slug', 'title', 'publishedAt'], joinTableAttributes: [], where: { publishedAt: { [Op.lte]: new Date() } }, order: [['publishedAt', 'DESC']], limit: PAGE });
+  const articles = await tag.getArticles({
+    attributes: ['slug', 'title', 'publishedAt'],
+    joinTableAttributes: [],
+    where: { publishedAt: { [Op.lte]: new Date() } },
+    order: [['publishedAt', 'DESC']],
+    limit: PAGE,
+  });
   res.json({ tag: tag.name, articles });
 });
 

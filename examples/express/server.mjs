@@ -7,7 +7,7 @@ import express from 'express';
 
 const CATALOG = Array.from({ length: 2000 }, (_, i) => ({
   id: i,
-  name: `product ${i} ${['red', 'green', 'blue', 'black'][i % 4]} ${['mug', 'shirt', 'lamp', 'chair'][i % 7 % 4]}`,
+  name: `product ${i} ${['red', 'green', 'blue', 'black'][i % 4]} ${['mug', 'shirt', 'lamp', 'chair'][(i % 7) % 4]}`,
   price: 5 + ((i * 37) % 200),
 }));
 
@@ -55,7 +55,10 @@ function recommend(id) {
     const other = (id * 31 + i * 17) % CATALOG.length;
     seen.set(other, (seen.get(other) ?? 0) + Math.cos(i));
   }
-  return [...seen.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([other]) => CATALOG[other]);
+  return [...seen.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([other]) => CATALOG[other]);
 }
 
 const app = express();

@@ -156,7 +156,10 @@ export class Agent implements Finisher {
     this.phase = 'flushing';
     const { destination, processors, sdk, log } = this.parts;
     try {
-      const [metrics] = await Promise.all([this.lastMetrics(deadlineAt), this.parts.threads?.collectAsync(deadlineAt).catch((error: unknown) => log.debug(`workers' last samples: ${reason(error)}`))]);
+      const [metrics] = await Promise.all([
+        this.lastMetrics(deadlineAt),
+        this.parts.threads?.collectAsync(deadlineAt).catch((error: unknown) => log.debug(`workers' last samples: ${reason(error)}`)),
+      ]);
       if (this.takenOver()) return;
       await destination.finishAsync(this.takeLast(metrics), deadlineAt);
       await untilDeadline(Promise.all([...processors.map((processor) => processor.forceFlush()), sdk?.shutdown()]), deadlineAt);

@@ -36,7 +36,14 @@ function uploads(config: Config, log: Logger): Destination {
   // The OTLP endpoints' CA and client certificate files, read once, here (paths relative to the app's working directory, as OTel reads them).
   const tls = originTls(otlpTlsEndpoints(config), (file) => readFileSync(path.resolve(file), 'utf8'));
   for (const problem of tls.problems) log.warn(problem);
-  const sender = new HttpSender({ timeoutMs: config.pyroscope.uploadTimeoutMs, maxQueued: MAX_QUEUED_UPLOADS, log, tlsSkipVerify: config.tlsSkipVerify, proxy: config.proxy, originTls: tls.material });
+  const sender = new HttpSender({
+    timeoutMs: config.pyroscope.uploadTimeoutMs,
+    maxQueued: MAX_QUEUED_UPLOADS,
+    log,
+    tlsSkipVerify: config.tlsSkipVerify,
+    proxy: config.proxy,
+    originTls: tls.material,
+  });
   const upstreams = remoteUpstreams(config, (request) => sender.enqueue(request), log);
   return new Uploads(sender, upstreams, log, { shutdownTimeoutMs: config.shutdownTimeoutMs, proxy: config.proxy });
 }
@@ -53,10 +60,21 @@ function startProfiling(config: Config, log: Logger, outOfMemory: (window: Profi
     const { samplingIntervalMicros, flushIntervalMs, traceIdLabel, heap } = config;
     const cap = new SpanNameCap(config.maxSpanNames, (names, max) => log.warn(spanNamesOverWarning(names, max)));
     const boundLabels = (labelSets: readonly Record<string, string>[]) => cap.bound(labelSets);
-    const profiler = new Profiler({ types, samplingIntervalMicros, flushIntervalMs, traceIdLabel, spanOf: spanOfSample(samplingIntervalMicros), boundLabels, heap, outOfMemory });
+    const profiler = new Profiler({
+      types,
+      samplingIntervalMicros,
+      flushIntervalMs,
+      traceIdLabel,
+      spanOf: spanOfSample(samplingIntervalMicros),
+      boundLabels,
+      heap,
+      outOfMemory,
+    });
     profiler.start();
-    if (types.includes('heap') && !profiler.watchesOutOfMemory) log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
-    if (profiler.time && !profiler.time.linksSamples) log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
+    if (types.includes('heap') && !profiler.watchesOutOfMemory)
+      log.debug('the heap limit is not watched: no heap profile will be kept when the app runs out of memory');
+    if (profiler.time && !profiler.time.linksSamples)
+      log.warn('this platform cannot attach span contexts to samples; profiles are collected without span links');
     if (config.sourceMaps) {
       const [entryDir = process.cwd()] = appDirs(process.argv, process.cwd());
       profiler.loadSourceMaps(entryDir).then(
@@ -101,10 +119,9 @@ export function boot(config: Config, log: Logger): Started {
 
   let agent: Agent | undefined;
   const profiler = startProfiling(config, log, (window) => agent?.outOfMemory(window));
-  const destination: Destination = config.local
-    ? (openRecording(config, config.local, log) ?? NO_DESTINATION)
-    : uploads(config, log);
-  if (profiler && !config.local && config.profilesExport.exporter === 'pyroscope' && config.profilesExport.sender === undefined) log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
+  const destination: Destination = config.local ? (openRecording(config, config.local, log) ?? NO_DESTINATION) : uploads(config, log);
+  if (profiler && !config.local && config.profilesExport.exporter === 'pyroscope' && config.profilesExport.sender === undefined)
+    log.info('no PYROSCOPE_SERVER_ADDRESS: profiles are collected but not uploaded');
 
   const time = profiler?.time;
   const registry = new LabelRegistry();
@@ -127,14 +144,38 @@ export function boot(config: Config, log: Logger): Started {
       log.warn(`tracing unavailable (${reason(error)}); profiling continues without spans`);
     }
   }
-  const threads = (time || profiler?.heap) && config.workers ? startThreadsOrWarn({ time, heap: profiler?.heap, owner: linking?.owner ?? NO_OWNER, log, pools, tracing: tracing !== undefined, settings: workerSettings(config) }) : undefined;
+  const threads =
+    (time || profiler?.heap) && config.workers
+      ? startThreadsOrWarn({
+          time,
+          heap: profiler?.heap,
+          owner: linking?.owner ?? NO_OWNER,
+          log,
+          pools,
+          tracing: tracing !== undefined,
+          settings: workerSettings(config),
+        })
+      : undefined;
   // After tracing: the warm-up's loopback exchange is our own traffic, which only a registered
   // context manager keeps out of the app's own telemetry (the instrumentations' spans and metrics).
   destination.prepare?.();
 
-  agent = new Agent({ config, log, destination, profiler, threads, batcher: tracing?.batcher, logBatcher: tracing?.logBatcher, metricReader: tracing?.metricReader, processors: tracing?.processors ?? [], sdk: tracing?.sdk });
+  agent = new Agent({
+    config,
+    log,
+    destination,
+    profiler,
+    threads,
+    batcher: tracing?.batcher,
+    logBatcher: tracing?.logBatcher,
+    metricReader: tracing?.metricReader,
+    processors: tracing?.processors ?? [],
+    sdk: tracing?.sdk,
+  });
   agent.startWindows();
   const uninstall = installShutdown(agent, config.shutdownTimeoutMs, log);
-  log.debug(`started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporters.join(',') || 'none' : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`);
+  log.debug(
+    `started: service ${config.serviceName}, profiles [${config.profiles.join(',')}], traces ${tracing ? config.traces.exporters.join(',') || 'none' : 'off'}, async context frame ${profiler?.time?.frameCarriesContext ?? 'n/a'}`,
+  );
   return { agent, config, log, uninstall };
 }

@@ -34,7 +34,8 @@ const HOLD_MARGIN_MS = 250;
  */
 /** The flush signal `signal` names (a name or a number, as process.kill takes it); SIGTERM when omitted, as there. */
 function signalName(signal: string | number | undefined): NodeJS.Signals | undefined {
-  const name = signal === undefined ? 'SIGTERM' : typeof signal === 'number' ? Object.entries(nodeOs().constants.signals).find(([, n]) => n === signal)?.[0] : signal;
+  const name =
+    signal === undefined ? 'SIGTERM' : typeof signal === 'number' ? Object.entries(nodeOs().constants.signals).find(([, n]) => n === signal)?.[0] : signal;
   return (FLUSH_SIGNALS as readonly string[]).includes(name ?? '') ? (name as NodeJS.Signals) : undefined;
 }
 
@@ -70,7 +71,8 @@ export function installShutdown(finisher: Finisher, timeoutMs: number, log: Logg
   const watchedKill = function (this: unknown, pid: number, signal?: string | number): true {
     const name = pid === process.pid ? signalName(signal) : undefined;
     const listeners = name === undefined ? [] : process.listeners(name);
-    if (name === undefined || listeners.length !== 1 || listeners[0] !== onSignal) return kill.apply(process, arguments as unknown as Parameters<typeof process.kill>);
+    if (name === undefined || listeners.length !== 1 || listeners[0] !== onSignal)
+      return kill.apply(process, arguments as unknown as Parameters<typeof process.kill>);
     void finishAsync().finally(() => die(name));
     return true;
   };

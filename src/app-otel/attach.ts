@@ -12,7 +12,8 @@ import type { TracerSwitch } from './tracer-switch.js';
 import { TRACE_SDK_PACKAGES, watchAppOtel } from './watch.js';
 
 /** The supported way to link an app's own provider, as the warnings say it. */
-const ADD_PUBLIC_PROCESSOR = "add pyroscopeSpanProcessor() where it is built: spanProcessors: [pyroscopeSpanProcessor(), ...] with import { pyroscopeSpanProcessor } from 'pyro-run'";
+const ADD_PUBLIC_PROCESSOR =
+  "add pyroscopeSpanProcessor() where it is built: spanProcessors: [pyroscopeSpanProcessor(), ...] with import { pyroscopeSpanProcessor } from 'pyro-run'";
 
 export interface AppOtelOptions {
   /** What the app's tracer provider gets: span linking, and in local mode the recording's span batcher. */
@@ -81,44 +82,42 @@ export class AppOtel {
     const { log } = this.options;
     const api = otelApi();
     let sdkSeen = false;
-    watchAppOtel(
-      {
-        sdkLoaded: (pkg, version) => {
-          if (version !== undefined && !this.sdkVersions.has(pkg)) this.sdkVersions.set(pkg, version);
-          if (sdkSeen) return;
-          sdkSeen = true;
-          // Its SDK's failures are its own to tell, as without pyro-run.
-          own.releaseDiag?.();
-          for (const instrumentation of own.instrumentations) {
-            try {
-              instrumentation.disable();
-            } catch (error) {
-              log.debug(`could not turn off ${instrumentation.instrumentationName}: ${reason(error)}`);
-            }
+    watchAppOtel({
+      sdkLoaded: (pkg, version) => {
+        if (version !== undefined && !this.sdkVersions.has(pkg)) this.sdkVersions.set(pkg, version);
+        if (sdkSeen) return;
+        sdkSeen = true;
+        // Its SDK's failures are its own to tell, as without pyro-run.
+        own.releaseDiag?.();
+        for (const instrumentation of own.instrumentations) {
+          try {
+            instrumentation.disable();
+          } catch (error) {
+            log.debug(`could not turn off ${instrumentation.instrumentationName}: ${reason(error)}`);
           }
-          log.info(`the app loads its own OpenTelemetry SDK (${pkg}): its instrumentations are in charge, pyro-run's ${own.instrumentations.length} are off`);
-        },
-        tracerProvider: (provider) => {
-          const tracers = own.tracers;
-          if (tracers === undefined || registered().provider !== tracers || provider === tracers || provider === tracers.current) return false;
-          this.attachProvider(provider);
-          tracers.switchTo(provider as TracerProvider);
-          return true;
-        },
-        contextManager: (manager) => {
-          if (registered().contextManager !== own.contextManager || manager === own.contextManager) return false;
-          api.context.disable();
-          this.options.linkContext?.(manager);
-          return api.context.setGlobalContextManager(manager);
-        },
-        propagator: (propagator) => {
-          if (own.propagator === undefined || registered().propagator !== own.propagator) return false;
-          api.propagation.disable();
-          return api.propagation.setGlobalPropagator(propagator);
-        },
-        diagLogger: () => own.releaseDiag?.(),
+        }
+        log.info(`the app loads its own OpenTelemetry SDK (${pkg}): its instrumentations are in charge, pyro-run's ${own.instrumentations.length} are off`);
       },
-    );
+      tracerProvider: (provider) => {
+        const tracers = own.tracers;
+        if (tracers === undefined || registered().provider !== tracers || provider === tracers || provider === tracers.current) return false;
+        this.attachProvider(provider);
+        tracers.switchTo(provider as TracerProvider);
+        return true;
+      },
+      contextManager: (manager) => {
+        if (registered().contextManager !== own.contextManager || manager === own.contextManager) return false;
+        api.context.disable();
+        this.options.linkContext?.(manager);
+        return api.context.setGlobalContextManager(manager);
+      },
+      propagator: (propagator) => {
+        if (own.propagator === undefined || registered().propagator !== own.propagator) return false;
+        api.propagation.disable();
+        return api.propagation.setGlobalPropagator(propagator);
+      },
+      diagLogger: () => own.releaseDiag?.(),
+    });
   }
 
   private attachProvider(provider: object): void {
@@ -148,10 +147,15 @@ export class AppOtel {
         `the app's tracer provider (${untested}) was given pyro-run's span processor through its internals, which pyro-run is tested on for other releases; if its spans miss profile links, ${ADD_PUBLIC_PROCESSOR}`,
       );
     }
-    log.info(`the app's own OpenTelemetry SDK handles its spans${name === undefined ? '' : ` (service.name "${name}")`}; pyro-run ${attached === 'present' ? 'found' : 'added'} its span processor there and links the spans to profiles`);
+    log.info(
+      `the app's own OpenTelemetry SDK handles its spans${name === undefined ? '' : ` (service.name "${name}")`}; pyro-run ${attached === 'present' ? 'found' : 'added'} its span processor there and links the spans to profiles`,
+    );
     const settings = this.options.exportSettings;
     if (settings.length > 0) {
-      log.warnOnce('app-exports', `${settings.join(', ')}: not used by pyro-run for spans — the app's own OpenTelemetry SDK exports them, with its own settings`);
+      log.warnOnce(
+        'app-exports',
+        `${settings.join(', ')}: not used by pyro-run for spans — the app's own OpenTelemetry SDK exports them, with its own settings`,
+      );
     }
   }
 }

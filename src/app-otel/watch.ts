@@ -3,7 +3,12 @@ import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { otelInstrumentation } from '../vendor.js';
 
 /** Packages an app loads to run a trace SDK of its own (the NodeSDK loads sdk-trace). */
-export const TRACE_SDK_PACKAGES = ['@opentelemetry/sdk-node', '@opentelemetry/sdk-trace-node', '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-trace'] as const;
+export const TRACE_SDK_PACKAGES = [
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/sdk-trace-node',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-trace',
+] as const;
 const API_PACKAGE = '@opentelemetry/api';
 /** The API's major: the registry it shares (app-otel/globals.ts) is per major. */
 const API_VERSIONS = ['>=1.0.0 <2'];

@@ -67,8 +67,7 @@ function parse(args: readonly string[], io: CommandIo): DiffOptions | number {
         '--fail-on <rule>',
         `exit ${EXIT_RULE_BROKEN} when an endpoint's change beyond the noise breaks RULE; repeatable; quote it (> is the shell's). ` +
           "RULE: 'cpu-per-request>+10%', 'wall-per-request>+15%', 'p95>+20%', 'p50>+5ms', 'p95<-10%'",
-      )
-        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .option('--top <n>', `functions listed per endpoint that changed (default: ${DEFAULT_TOP})`)
     .option('--min-effect <percent>', `smallest change called beyond the noise, in percent of the before value (default: ${DEFAULT_NOISE.minEffect * 100})`)

@@ -22,7 +22,7 @@ export function npmExecAsInitWarning(env: Env, readInit: () => string | undefine
   if (init === undefined || !NPM_EXEC.test(init)) return undefined;
   return (
     'npx (npm exec) is PID 1 here, as with ENTRYPOINT ["npx", "pyro-run", …]: it does not pass SIGTERM on, so `docker stop` kills the app ' +
-    'without its shutdown and pyro-run\'s last profile window and spans; start the installed binary instead ' +
+    "without its shutdown and pyro-run's last profile window and spans; start the installed binary instead " +
     '(ENTRYPOINT ["node_modules/.bin/pyro-run", "node", "server.js"]), or run with an init (docker run --init)'
   );
 }

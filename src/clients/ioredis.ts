@@ -31,11 +31,14 @@ export function ioredisHooks(owner: SampleOwner): PackageHooks {
           'built/Redis.js': (exports) => {
             const proto = (exports as { default?: { prototype?: object } }).default?.prototype;
             if (!proto) return;
-            wrapMethod<(this: IoRedis, command: unknown, ...rest: unknown[]) => unknown>(proto, 'sendCommand', (original) =>
-              function sendCommand(this: IoRedis, command: unknown) {
-                tagCommand(command, owner);
-                return original.apply(this, arguments as unknown as [unknown]);
-              },
+            wrapMethod<(this: IoRedis, command: unknown, ...rest: unknown[]) => unknown>(
+              proto,
+              'sendCommand',
+              (original) =>
+                function sendCommand(this: IoRedis, command: unknown) {
+                  tagCommand(command, owner);
+                  return original.apply(this, arguments as unknown as [unknown]);
+                },
             );
           },
           'built/DataHandler.js': (exports) => {
@@ -43,12 +46,15 @@ export function ioredisHooks(owner: SampleOwner): PackageHooks {
             const DataHandler = holder.default;
             if (typeof DataHandler !== 'function') return;
             for (const name of ['returnReply', 'returnError']) {
-              wrapMethod<(this: { redis?: IoRedis }, ...args: unknown[]) => unknown>(DataHandler.prototype, name, (original) =>
-                function reply(this: { redis?: IoRedis }) {
-                  const result = original.apply(this, arguments as unknown as unknown[]);
-                  owner.switchTo(headLabels(this.redis));
-                  return result;
-                },
+              wrapMethod<(this: { redis?: IoRedis }, ...args: unknown[]) => unknown>(
+                DataHandler.prototype,
+                name,
+                (original) =>
+                  function reply(this: { redis?: IoRedis }) {
+                    const result = original.apply(this, arguments as unknown as unknown[]);
+                    owner.switchTo(headLabels(this.redis));
+                    return result;
+                  },
               );
             }
             // Made once per connection, which it reads from: its socket is owned before it listens.

@@ -24,30 +24,39 @@ export function mysql2Hooks(owner: SampleOwner): PackageHooks {
   const connection: Patch = (Connection) => {
     const proto = (Connection as { prototype?: object }).prototype;
     if (!proto) return;
-    wrapMethod<Method>(proto, 'addCommand', (original) =>
-      function addCommand(this: Mysql2Connection, command: unknown) {
-        tagCommand(command, owner);
-        return original.apply(this, arguments as unknown as unknown[]);
-      },
+    wrapMethod<Method>(
+      proto,
+      'addCommand',
+      (original) =>
+        function addCommand(this: Mysql2Connection, command: unknown) {
+          tagCommand(command, owner);
+          return original.apply(this, arguments as unknown as unknown[]);
+        },
     );
-    wrapMethod<Method>(proto, 'handlePacket', (original) =>
-      function handlePacket(this: Mysql2Connection) {
-        // The socket is known once the connection exists, and changes once with TLS.
-        ownReads(this.stream, () => labelsOf(this._command), owner);
-        const before = this._command;
-        const result = original.apply(this, arguments as unknown as unknown[]);
-        if (this._command !== before) owner.switchTo(labelsOf(this._command));
-        return result;
-      },
+    wrapMethod<Method>(
+      proto,
+      'handlePacket',
+      (original) =>
+        function handlePacket(this: Mysql2Connection) {
+          // The socket is known once the connection exists, and changes once with TLS.
+          ownReads(this.stream, () => labelsOf(this._command), owner);
+          const before = this._command;
+          const result = original.apply(this, arguments as unknown as unknown[]);
+          if (this._command !== before) owner.switchTo(labelsOf(this._command));
+          return result;
+        },
     );
   };
   const pool: Patch = (Pool) => {
     const proto = (Pool as { prototype?: object }).prototype;
     if (!proto) return;
-    wrapMethod<(this: unknown, cb: unknown) => unknown>(proto, 'getConnection', (original) =>
-      function getConnection(this: unknown, cb: unknown) {
-        return original.call(this, bindToCaller(cb));
-      },
+    wrapMethod<(this: unknown, cb: unknown) => unknown>(
+      proto,
+      'getConnection',
+      (original) =>
+        function getConnection(this: unknown, cb: unknown) {
+          return original.call(this, bindToCaller(cb));
+        },
     );
   };
   return {

@@ -66,10 +66,13 @@ export function nodeRedisHooks(owner: SampleOwner): PackageHooks {
             const holder = exports as { default?: new (...args: never[]) => { decoder: Decoder } };
             const Queue = holder.default;
             if (typeof Queue !== 'function') return;
-            wrapMethod<(this: unknown, args: unknown, options?: { typeMapping?: unknown }) => unknown>(Queue.prototype, 'addCommand', (original) =>
-              function addCommand(this: unknown, args: unknown, options?: { typeMapping?: unknown }) {
-                return original.call(this, args, { ...options, typeMapping: taggedMapping(options?.typeMapping, owner) });
-              },
+            wrapMethod<(this: unknown, args: unknown, options?: { typeMapping?: unknown }) => unknown>(
+              Queue.prototype,
+              'addCommand',
+              (original) =>
+                function addCommand(this: unknown, args: unknown, options?: { typeMapping?: unknown }) {
+                  return original.call(this, args, { ...options, typeMapping: taggedMapping(options?.typeMapping, owner) });
+                },
             );
             // Made once per connection, with its decoder.
             holder.default = class OwnedReadsQueue extends Queue {

@@ -51,34 +51,46 @@ export function pgHooks(owner: SampleOwner): PackageHooks {
           'lib/client.js': (Client) => {
             const proto = (Client as { prototype?: object }).prototype;
             if (!proto) return;
-            wrapMethod<Method>(proto, '_pulseQueryQueue', (original) =>
-              function pulse(this: PgClient) {
-                for (const query of queueOf(this) ?? []) tagCommand(query, owner);
-                return original.apply(this, arguments as unknown as unknown[]);
-              },
+            wrapMethod<Method>(
+              proto,
+              '_pulseQueryQueue',
+              (original) =>
+                function pulse(this: PgClient) {
+                  for (const query of queueOf(this) ?? []) tagCommand(query, owner);
+                  return original.apply(this, arguments as unknown as unknown[]);
+                },
             );
-            wrapMethod<Method>(proto, '_attachListeners', (original) =>
-              function attachListeners(this: PgClient, con: unknown) {
-                if (typeof con === 'object' && con !== null) (con as OwnedConnection)[REPLY_OWNER] = () => labelsOf(activeQueryOf(this));
-                return original.apply(this, arguments as unknown as unknown[]);
-              },
+            wrapMethod<Method>(
+              proto,
+              '_attachListeners',
+              (original) =>
+                function attachListeners(this: PgClient, con: unknown) {
+                  if (typeof con === 'object' && con !== null) (con as OwnedConnection)[REPLY_OWNER] = () => labelsOf(activeQueryOf(this));
+                  return original.apply(this, arguments as unknown as unknown[]);
+                },
             );
-            wrapMethod<Method>(proto, '_handleReadyForQuery', (original) =>
-              function handleReadyForQuery(this: PgClient) {
-                const result = original.apply(this, arguments as unknown as unknown[]);
-                owner.switchTo(labelsOf(activeQueryOf(this)));
-                return result;
-              },
+            wrapMethod<Method>(
+              proto,
+              '_handleReadyForQuery',
+              (original) =>
+                function handleReadyForQuery(this: PgClient) {
+                  const result = original.apply(this, arguments as unknown as unknown[]);
+                  owner.switchTo(labelsOf(activeQueryOf(this)));
+                  return result;
+                },
             );
           },
           'lib/connection.js': (Connection) => {
             const proto = (Connection as { prototype?: object }).prototype;
             if (!proto) return;
-            wrapMethod<(this: OwnedConnection, stream: unknown) => unknown>(proto, 'attachListeners', (original) =>
-              function attachListeners(this: OwnedConnection, stream: unknown) {
-                ownReads(stream, () => this[REPLY_OWNER]?.(), owner);
-                return original.call(this, stream);
-              },
+            wrapMethod<(this: OwnedConnection, stream: unknown) => unknown>(
+              proto,
+              'attachListeners',
+              (original) =>
+                function attachListeners(this: OwnedConnection, stream: unknown) {
+                  ownReads(stream, () => this[REPLY_OWNER]?.(), owner);
+                  return original.call(this, stream);
+                },
             );
           },
         },
@@ -89,10 +101,13 @@ export function pgHooks(owner: SampleOwner): PackageHooks {
         main: (Pool) => {
           const proto = (Pool as { prototype?: object }).prototype;
           if (!proto) return;
-          wrapMethod<(this: unknown, cb?: unknown) => unknown>(proto, 'connect', (original) =>
-            function connect(this: unknown, cb?: unknown) {
-              return arguments.length === 0 ? original.call(this) : original.call(this, bindToCaller(cb));
-            },
+          wrapMethod<(this: unknown, cb?: unknown) => unknown>(
+            proto,
+            'connect',
+            (original) =>
+              function connect(this: unknown, cb?: unknown) {
+                return arguments.length === 0 ? original.call(this) : original.call(this, bindToCaller(cb));
+              },
           );
         },
       },

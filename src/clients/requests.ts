@@ -44,4 +44,3 @@ export function bindToCaller<F>(fn: F): F {
   const { context } = otelApi();
   return typeof fn === 'function' ? context.bind(context.active(), fn) : fn;
 }
-

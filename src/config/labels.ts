@@ -32,9 +32,11 @@ function labelEntries(raw: string): { labels: Record<string, string>; wrong: str
     else if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) wrong.push(`label key "${key}" may only hold letters, digits, _ and . and must not start with a digit`);
     else if (key.startsWith('__')) wrong.push(`label key "${key}" starts with __, which Pyroscope reserves`);
     else if (RESERVED_LABELS.has(key)) wrong.push(`label key "${key}" is one pyro-run sends itself (Grafana joins profiles on it)`);
-    else if (Buffer.byteLength(key) > MAX_LABEL_NAME_BYTES) wrong.push(`label key "${key.slice(0, 32)}…" is longer than Pyroscope's ${MAX_LABEL_NAME_BYTES} bytes`);
+    else if (Buffer.byteLength(key) > MAX_LABEL_NAME_BYTES)
+      wrong.push(`label key "${key.slice(0, 32)}…" is longer than Pyroscope's ${MAX_LABEL_NAME_BYTES} bytes`);
     else if (value === '') wrong.push(`label "${key}" has an empty value`);
-    else if (Object.keys(labels).length >= MAX_STATIC_LABELS && !(key in labels)) wrong.push(`label "${key}" is past the ${MAX_STATIC_LABELS} static labels Pyroscope's series allow`);
+    else if (Object.keys(labels).length >= MAX_STATIC_LABELS && !(key in labels))
+      wrong.push(`label "${key}" is past the ${MAX_STATIC_LABELS} static labels Pyroscope's series allow`);
     else labels[key] = value;
   }
   return { labels, wrong };
@@ -51,6 +53,11 @@ export function readLabels(env: Env, name: string, problems: Problem[]): Record<
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return {};
   const { labels, wrong } = labelEntries(raw);
-  if (wrong.length > 0) problems.push({ env: name, message: `${name} ${wrong.join('; ')}`, instead: Object.keys(labels).length > 0 ? 'the other labels are used' : 'no static labels are sent' });
+  if (wrong.length > 0)
+    problems.push({
+      env: name,
+      message: `${name} ${wrong.join('; ')}`,
+      instead: Object.keys(labels).length > 0 ? 'the other labels are used' : 'no static labels are sent',
+    });
   return labels;
 }

@@ -1,6 +1,18 @@
-import { OTLP_COMPRESSIONS, OTLP_DEFAULT_BASE, OTLP_LOGS_PATH, OTLP_METRICS_PATH, OTLP_PROFILES_PATH, OTLP_PROTOCOLS, OTLP_TRACES_PATH, type OtlpCompression, type OtlpProtocol, type OtlpSignal } from './otlp-spec.js';
+import {
+  OTLP_COMPRESSIONS,
+  OTLP_DEFAULT_BASE,
+  OTLP_LOGS_PATH,
+  OTLP_METRICS_PATH,
+  OTLP_PROFILES_PATH,
+  OTLP_PROTOCOLS,
+  OTLP_TRACES_PATH,
+  type OtlpCompression,
+  type OtlpProtocol,
+  type OtlpSignal,
+} from './otlp-spec.js';
 import { oneOf, parseExactUrl, parseHeaders } from './parse.js';
-import { ENV, readSetting, readVar, SETTINGS, uploadTimeoutMs } from './settings.js';
+import { ENV, readSetting, readVar } from './env-vars.js';
+import { SETTINGS, uploadTimeoutMs } from './settings.js';
 import type { Env, OtlpSignalExport, OtlpTlsFiles, Problem } from './types.js';
 
 /**
@@ -21,10 +33,38 @@ const SHARED_VARS = {
 
 /** Each signal's own variables (profiles have no protocol of theirs: always http/protobuf), and its OTLP/HTTP path. */
 const SIGNAL_VARS = {
-  TRACES: { endpoint: SETTINGS.otlpTracesEndpoint.env, protocol: ENV.otlpTracesProtocol, headers: ENV.otlpTracesHeaders, compression: ENV.otlpTracesCompression, timeout: ENV.otlpTracesTimeout, path: OTLP_TRACES_PATH },
-  PROFILES: { endpoint: SETTINGS.otlpProfilesEndpoint.env, protocol: undefined, headers: ENV.otlpProfilesHeaders, compression: ENV.otlpProfilesCompression, timeout: ENV.otlpProfilesTimeout, path: OTLP_PROFILES_PATH },
-  METRICS: { endpoint: ENV.otlpMetricsEndpoint, protocol: ENV.otlpMetricsProtocol, headers: ENV.otlpMetricsHeaders, compression: ENV.otlpMetricsCompression, timeout: ENV.otlpMetricsTimeout, path: OTLP_METRICS_PATH },
-  LOGS: { endpoint: ENV.otlpLogsEndpoint, protocol: ENV.otlpLogsProtocol, headers: ENV.otlpLogsHeaders, compression: ENV.otlpLogsCompression, timeout: ENV.otlpLogsTimeout, path: OTLP_LOGS_PATH },
+  TRACES: {
+    endpoint: SETTINGS.otlpTracesEndpoint.env,
+    protocol: ENV.otlpTracesProtocol,
+    headers: ENV.otlpTracesHeaders,
+    compression: ENV.otlpTracesCompression,
+    timeout: ENV.otlpTracesTimeout,
+    path: OTLP_TRACES_PATH,
+  },
+  PROFILES: {
+    endpoint: SETTINGS.otlpProfilesEndpoint.env,
+    protocol: undefined,
+    headers: ENV.otlpProfilesHeaders,
+    compression: ENV.otlpProfilesCompression,
+    timeout: ENV.otlpProfilesTimeout,
+    path: OTLP_PROFILES_PATH,
+  },
+  METRICS: {
+    endpoint: ENV.otlpMetricsEndpoint,
+    protocol: ENV.otlpMetricsProtocol,
+    headers: ENV.otlpMetricsHeaders,
+    compression: ENV.otlpMetricsCompression,
+    timeout: ENV.otlpMetricsTimeout,
+    path: OTLP_METRICS_PATH,
+  },
+  LOGS: {
+    endpoint: ENV.otlpLogsEndpoint,
+    protocol: ENV.otlpLogsProtocol,
+    headers: ENV.otlpLogsHeaders,
+    compression: ENV.otlpLogsCompression,
+    timeout: ENV.otlpLogsTimeout,
+    path: OTLP_LOGS_PATH,
+  },
 } as const satisfies Record<OtlpSignal, Record<keyof typeof SHARED_VARS, string | undefined> & { path: string }>;
 
 /** The shared settings, read once. */
@@ -62,7 +102,11 @@ export function signalProtocol(env: Env, signal: Exclude<OtlpSignal, 'PROFILES'>
  * A `host:port` base is taken only when spans go over gRPC, and then it is the gRPC exporter's
  * alone: the signals sent over OTLP/HTTP keep their default base.
  */
-export function readSharedOtlp(env: Env, given: { protocol: OtlpProtocol | undefined; spansOverGrpc: boolean; uploadTimeoutMs: number }, problems: Problem[]): SharedOtlp {
+export function readSharedOtlp(
+  env: Env,
+  given: { protocol: OtlpProtocol | undefined; spansOverGrpc: boolean; uploadTimeoutMs: number },
+  problems: Problem[],
+): SharedOtlp {
   const grpcBase = given.spansOverGrpc ? grpcHostPort(env[SHARED_VARS.endpoint]) : undefined;
   return {
     protocol: given.protocol,
@@ -93,11 +137,21 @@ function tracesEndpoint(env: Env, protocol: OtlpProtocol, shared: SharedOtlp, pr
  * URL plus the signal's path, else the default base plus that path (spans: see tracesEndpoint).
  * TLS files are read only where `readTls` says the signal goes through pyro-run's sender.
  */
-export function readOtlpSignal(env: Env, signal: OtlpSignal, protocol: OtlpProtocol, shared: SharedOtlp, readTls: boolean, problems: Problem[]): OtlpSignalExport {
+export function readOtlpSignal(
+  env: Env,
+  signal: OtlpSignal,
+  protocol: OtlpProtocol,
+  shared: SharedOtlp,
+  readTls: boolean,
+  problems: Problem[],
+): OtlpSignalExport {
   const vars = SIGNAL_VARS[signal];
   return {
     protocol,
-    endpoint: signal === 'TRACES' ? tracesEndpoint(env, protocol, shared, problems) : (readVar(env, vars.endpoint, parseExactUrl, problems) ?? `${shared.base ?? OTLP_DEFAULT_BASE}${vars.path}`),
+    endpoint:
+      signal === 'TRACES'
+        ? tracesEndpoint(env, protocol, shared, problems)
+        : (readVar(env, vars.endpoint, parseExactUrl, problems) ?? `${shared.base ?? OTLP_DEFAULT_BASE}${vars.path}`),
     headers: { ...shared.headers, ...readVar(env, vars.headers, parseHeaders, problems) },
     tls: readTls ? readOtlpTlsFiles(env, signal, problems) : {},
     gzip: (readVar(env, vars.compression, oneOf(OTLP_COMPRESSIONS), problems) ?? shared.compression) === 'gzip',
@@ -131,7 +185,11 @@ export function readOtlpTlsFiles(env: Env, signal: OtlpSignal, problems: Problem
   if ((cert === undefined) !== (key === undefined)) {
     const given = (cert ?? key)!;
     const wanted = otlpTlsVars(signal, cert === undefined ? 'cert' : 'key').join(' or ');
-    problems.push({ env: given.env, message: `${given.env} is set but ${wanted} is not: a client certificate needs both`, instead: 'no client certificate is sent' });
+    problems.push({
+      env: given.env,
+      message: `${given.env} is set but ${wanted} is not: a client certificate needs both`,
+      instead: 'no client certificate is sent',
+    });
     delete files.cert;
     delete files.key;
   }

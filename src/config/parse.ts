@@ -117,14 +117,20 @@ export function parseResourceAttributes(raw: string | undefined): Record<string,
 
 /** A comma-separated list of package names and script paths (launchers.ts isSkipped says how each matches). */
 export function parseSkipList(raw: string): Parsed<string[]> {
-  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) return bad('must name at least one package or script');
   const blank = entries.find((entry) => /\s/.test(entry));
   return blank === undefined ? ok(entries) : bad(`"${blank}" holds white space: package names and script paths are comma-separated`);
 }
 
 export function parseProfiles(raw: string): Parsed<ProfileType[]> {
-  const words = raw.split(',').map((w) => w.trim().toLowerCase()).filter((w) => w !== '');
+  const words = raw
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter((w) => w !== '');
   if (words.length === 1 && words[0] === 'none') return ok([]);
   const out: ProfileType[] = [];
   for (const word of words) {
@@ -133,13 +139,21 @@ export function parseProfiles(raw: string): Parsed<ProfileType[]> {
   }
   if (out.length === 0) return bad(`must list profile types (${PROFILE_TYPE_NAMES.join(', ')}) or be none`);
   // V8 has one sampling heap profiler per isolate; its allocation mode restarts every window, which would empty the in-use profile.
-  if (out.includes('heap') && out.includes('alloc')) return bad('heap and alloc cannot be on together (V8 has one heap sampler, and allocation profiles restart it every window); choose one');
+  if (out.includes('heap') && out.includes('alloc'))
+    return bad('heap and alloc cannot be on together (V8 has one heap sampler, and allocation profiles restart it every window); choose one');
   return ok(out);
 }
 
 /** An OTEL_<SIGNAL>S_EXPORTER list as sdk-node reads it (core's getStringListFromEnv, each name once): names trimmed, blanks dropped, in the order given; lower-cased too. */
 export function exporterList(raw: string | undefined): string[] {
-  return [...new Set((raw ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== ''))];
+  return [
+    ...new Set(
+      (raw ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter((name) => name !== ''),
+    ),
+  ];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type BatchSettings, firstFullBatch } from '../util/batcher.js';
 import { integer, oneOf } from './parse.js';
-import { ENV, readVar } from './settings.js';
+import { ENV, readVar } from './env-vars.js';
 import { type Config, type Env, METRIC_TEMPORALITIES, type Problem } from './types.js';
 
 /**
@@ -33,16 +33,23 @@ export function readBatch(env: Env, pipeline: keyof typeof BATCHES, problems: Pr
  * clamped to the interval, as it does), the OTLP metric exporters' temporality preference (default
  * cumulative), and where the prometheus exporter listens.
  */
-export function readMetricsCollection(env: Env, problems: Problem[]): Pick<Config['metrics'], 'intervalMs' | 'collectTimeoutMs' | 'temporality' | 'prometheus'> {
+export function readMetricsCollection(
+  env: Env,
+  problems: Problem[],
+): Pick<Config['metrics'], 'intervalMs' | 'collectTimeoutMs' | 'temporality' | 'prometheus'> {
   const millis = integer(1, 86_400_000, 'milliseconds');
   const intervalMs = readVar(env, ENV.metricExportInterval, millis, problems) ?? 60_000;
   return {
     intervalMs,
     collectTimeoutMs: Math.min(intervalMs, readVar(env, ENV.metricExportTimeout, millis, problems) ?? 30_000),
     temporality: readVar(env, ENV.otlpMetricsTemporality, oneOf(METRIC_TEMPORALITIES), problems) ?? 'cumulative',
-    prometheus: definedOnly({ host: env[ENV.prometheusHost]?.trim() || undefined, port: readVar(env, ENV.prometheusPort, integer(0, 65_535, 'port'), problems) }),
+    prometheus: definedOnly({
+      host: env[ENV.prometheusHost]?.trim() || undefined,
+      port: readVar(env, ENV.prometheusPort, integer(0, 65_535, 'port'), problems),
+    }),
   };
 }
 
 /** The entries that are set: an exporter's options object, where an undefined entry would override its default. */
-const definedOnly = <T extends object>(options: T): Partial<T> => Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+const definedOnly = <T extends object>(options: T): Partial<T> =>
+  Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;

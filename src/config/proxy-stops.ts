@@ -14,12 +14,20 @@ export interface Upload<W extends string> {
  * refuses such a value too). `chosen` is true when such a problem was reported: a destination
  * stopped that way still counts as one chosen, so local mode does not take over.
  */
-export function proxiesFor<W extends string>(env: Env, uploads: readonly Upload<W>[], problems: Problem[]): { proxy: ProxySettings | undefined; stopped: ReadonlySet<W>; chosen: boolean } {
+export function proxiesFor<W extends string>(
+  env: Env,
+  uploads: readonly Upload<W>[],
+  problems: Problem[],
+): { proxy: ProxySettings | undefined; stopped: ReadonlySet<W>; chosen: boolean } {
   const reading = readProxies(env);
   // Only worth a word when there is a proxy to bypass.
   if (reading.ignored && (reading.settings || reading.unusable.length > 0)) {
     const { env: name, entries } = reading.ignored;
-    problems.push({ env: name, message: `${name} entries ${entries.map((e) => `"${e}"`).join(', ')} are no host name, domain, IP address or CIDR range`, instead: 'they are ignored' });
+    problems.push({
+      env: name,
+      message: `${name} entries ${entries.map((e) => `"${e}"`).join(', ')} are no host name, domain, IP address or CIDR range`,
+      instead: 'they are ignored',
+    });
   }
   const stopped = new Set<W>();
   let chosen = false;

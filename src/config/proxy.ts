@@ -100,7 +100,8 @@ export function parseProxy(env: string, value: string): ParsedProxy {
   if (/[\r\n]/.test(value)) return { ok: false, message: 'holds a line break' };
   const url = proxyUrl(value);
   if (url === undefined || url.hostname === '') return { ok: false, message: 'is not a proxy URL (expected http://host:port or https://host:port)' };
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `uses ${url.protocol}// (only http:// and https:// proxies are supported)` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, message: `uses ${url.protocol}// (only http:// and https:// proxies are supported)` };
   const credentials = urlCredentials(url.href);
   return {
     ok: true,

@@ -2,7 +2,8 @@ import { pm2AppName } from '../util/pm2.js';
 import { readLabels } from './labels.js';
 import { exportersAskedFor, parseResourceAttributes, switchedOn, text } from './parse.js';
 import { readBatch, readMetricsCollection } from './pipelines.js';
-import { ENV, readSetting, readVar, SETTINGS, type SettingKey } from './settings.js';
+import { ENV, readSetting, readVar } from './env-vars.js';
+import { SETTINGS, type SettingKey } from './settings.js';
 import { signalRoutes } from './signal-routes.js';
 import type { Config, Env, Facts, Problem } from './types.js';
 
@@ -18,7 +19,11 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
 
   const uploadTimeoutMs = get('uploadTimeout') ?? 10_000;
   const quiet = get('quiet') ?? false;
-  const routes = signalRoutes(env, { uploadTimeoutMs, recording: { dir: get('out'), runMb: get('maxRunSize'), totalMb: get('maxTotalSize'), quiet } }, problems);
+  const routes = signalRoutes(
+    env,
+    { uploadTimeoutMs, recording: { dir: get('out'), runMb: get('maxRunSize'), totalMb: get('maxTotalSize'), quiet } },
+    problems,
+  );
   const { local } = routes;
   const resourceAttributes = parseResourceAttributes(env[ENV.resourceAttributes]);
   const otlpProfiles = routes.profiles.exporter === 'otlp';

@@ -4,8 +4,21 @@ import type { OtlpProtocol } from './otlp-spec.js';
 import { exporterList } from './parse.js';
 import type { ProxySettings } from './proxy.js';
 import { proxiesFor } from './proxy-stops.js';
-import { ENV, readSetting, SETTINGS } from './settings.js';
-import { type Config, type Env, LOG_EXPORTERS, type LogExporterName, METRIC_EXPORTERS, type MetricExporterName, NO_EXPORTER, type Problem, type ProfilesRoute, type SignalRoute, type TracesRoute } from './types.js';
+import { ENV, readSetting } from './env-vars.js';
+import { SETTINGS } from './settings.js';
+import {
+  type Config,
+  type Env,
+  LOG_EXPORTERS,
+  type LogExporterName,
+  METRIC_EXPORTERS,
+  type MetricExporterName,
+  NO_EXPORTER,
+  type Problem,
+  type ProfilesRoute,
+  type SignalRoute,
+  type TracesRoute,
+} from './types.js';
 
 /**
  * Where every signal goes, decided here and nowhere else: for spans, profiles, metrics and logs,
@@ -52,7 +65,8 @@ export function signalRoutes(env: Env, given: RouteSettings, problems: Problem[]
   const settingsGiven = spanSettingsGiven(env, problems);
   // A destination that is set but wrong is a remote set-up with a mistake: that signal is not sent,
   // and nothing is recorded in the app's folder instead.
-  const badTraces = traces.endpoint === undefined ? problemsWith(problems, [SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env], 'spans are not sent') : [];
+  const badTraces =
+    traces.endpoint === undefined ? problemsWith(problems, [SETTINGS.otlpEndpoint.env, SETTINGS.otlpTracesEndpoint.env], 'spans are not sent') : [];
   const spanExporters = badTraces.length > 0 && explicitSpanExporters === undefined ? [] : (explicitSpanExporters ?? ['otlp']);
 
   const server = readSetting(env, 'server', problems);
@@ -69,7 +83,12 @@ export function signalRoutes(env: Env, given: RouteSettings, problems: Problem[]
     [
       { what: 'profiles', url: profilesExporter === 'otlp' ? profiles.endpoint : server },
       { what: 'spans', url: overOurOtlp(spanExporters, tracesProtocol) ? traces.endpoint : undefined },
-      ...([['metrics', metrics], ['logs', logs]] as const).map(([what, signal]) => ({ what, url: overOurOtlp(signal.exporters, signal.protocol) ? signal.endpoint : undefined })),
+      ...(
+        [
+          ['metrics', metrics],
+          ['logs', logs],
+        ] as const
+      ).map(([what, signal]) => ({ what, url: overOurOtlp(signal.exporters, signal.protocol) ? signal.endpoint : undefined })),
     ],
     problems,
   );
@@ -110,7 +129,12 @@ function problemsWith(problems: Problem[], names: readonly string[], instead: st
 function listedExporters<E extends string>(env: Env, name: string, known: readonly E[], problems: Problem[]): E[] {
   const names = exporterList(env[name]);
   const unknown = names.filter((listed) => listed !== NO_EXPORTER && !(known as readonly string[]).includes(listed));
-  if (unknown.length > 0) problems.push({ env: name, message: `${name} lists ${unknown.map((listed) => `"${listed}"`).join(', ')}, not one of ${known.join(', ')}, ${NO_EXPORTER}`, instead: 'ignored' });
+  if (unknown.length > 0)
+    problems.push({
+      env: name,
+      message: `${name} lists ${unknown.map((listed) => `"${listed}"`).join(', ')}, not one of ${known.join(', ')}, ${NO_EXPORTER}`,
+      instead: 'ignored',
+    });
   return names.includes(NO_EXPORTER) ? [] : known.filter((listed) => names.includes(listed));
 }
 

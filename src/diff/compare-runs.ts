@@ -65,23 +65,41 @@ function valuesOf(endpoint: EndpointRequests, metric: MetricName): readonly numb
   return values !== undefined && values.length > 0 ? values : undefined;
 }
 
-const comparable = (before: EndpointRequests, after: EndpointRequests): MetricName[] => METRICS.filter((metric) => valuesOf(before, metric) !== undefined && valuesOf(after, metric) !== undefined);
+const comparable = (before: EndpointRequests, after: EndpointRequests): MetricName[] =>
+  METRICS.filter((metric) => valuesOf(before, metric) !== undefined && valuesOf(after, metric) !== undefined);
 
-const isJudged = (before: EndpointRequests, after: EndpointRequests, noise: NoiseRule): boolean => before.requests >= noise.minRequests && after.requests >= noise.minRequests;
+const isJudged = (before: EndpointRequests, after: EndpointRequests, noise: NoiseRule): boolean =>
+  before.requests >= noise.minRequests && after.requests >= noise.minRequests;
 
 /** An endpoint both runs have; its changes judged with `z` when both hold enough requests. */
-function bothRuns(before: EndpointRequests, after: EndpointRequests, models: { before: RunModel; after: RunModel }, options: CompareOptions, z: number): EndpointDiff {
+function bothRuns(
+  before: EndpointRequests,
+  after: EndpointRequests,
+  models: { before: RunModel; after: RunModel },
+  options: CompareOptions,
+  z: number,
+): EndpointDiff {
   const { noise } = options;
   const judged = isJudged(before, after, noise);
   const metrics: Partial<Record<MetricName, MetricChange>> = {};
   for (const metric of comparable(before, after)) {
-    metrics[metric] = metricChange(valuesOf(before, metric) as readonly number[], valuesOf(after, metric) as readonly number[], metric, before.key, noise, judged ? z : undefined);
+    metrics[metric] = metricChange(
+      valuesOf(before, metric) as readonly number[],
+      valuesOf(after, metric) as readonly number[],
+      metric,
+      before.key,
+      noise,
+      judged ? z : undefined,
+    );
   }
   const beyondNoise = Object.values(metrics).some((metric) => metric.beyondNoise);
   const functions =
     beyondNoise && metrics.cpuPerRequest !== undefined
       ? topFunctions(
-          functionDeltas({ model: models.before, endpoint: before.endpoint, requests: before.requests }, { model: models.after, endpoint: after.endpoint, requests: after.requests }),
+          functionDeltas(
+            { model: models.before, endpoint: before.endpoint, requests: before.requests },
+            { model: models.after, endpoint: after.endpoint, requests: after.requests },
+          ),
           options.topFunctions,
         )
       : [];
@@ -108,7 +126,10 @@ const PRESENCE_ORDER = { both: 0, added: 1, removed: 2 } as const;
  * of the two profiles needs: the function deltas, and a diff flame graph alike (each side's
  * endpointFlameTree over its requests).
  */
-export function pairEndpoints(a: readonly EndpointRequests[], b: readonly EndpointRequests[]): { pairs: (readonly [EndpointRequests, EndpointRequests])[]; added: EndpointRequests[]; removed: EndpointRequests[] } {
+export function pairEndpoints(
+  a: readonly EndpointRequests[],
+  b: readonly EndpointRequests[],
+): { pairs: (readonly [EndpointRequests, EndpointRequests])[]; added: EndpointRequests[]; removed: EndpointRequests[] } {
   const byKey = new Map(a.map((endpoint) => [endpoint.key, endpoint]));
   const pairs = b.flatMap((endpoint) => {
     const was = byKey.get(endpoint.key);

@@ -76,7 +76,14 @@ export function isBeyondNoise(interval: Interval, relativeChange: number | null,
  * `key` names the endpoint and metric: each has its own seeded resampling. Both sides need values.
  * `z` undefined: not judged (too few requests).
  */
-export function metricChange(before: readonly number[], after: readonly number[], metric: MetricName, key: string, noise: NoiseRule, z: number | undefined): MetricChange {
+export function metricChange(
+  before: readonly number[],
+  after: readonly number[],
+  metric: MetricName,
+  key: string,
+  noise: NoiseRule,
+  z: number | undefined,
+): MetricChange {
   const statistic = STATISTIC[metric];
   const a = statisticOf(before, statistic);
   const b = statisticOf(after, statistic);

@@ -68,7 +68,13 @@ export function functionText(delta: FunctionDelta): string {
 
 function functionLines(functions: readonly FunctionDelta[]): string[] {
   if (functions.length === 0) return [];
-  const rows = functions.map((delta) => [`    ${functionText(delta)}`, formatDuration(delta.before), formatDuration(delta.after), formatChange(delta.change), formatRelative(delta.relativeChange)]);
+  const rows = functions.map((delta) => [
+    `    ${functionText(delta)}`,
+    formatDuration(delta.before),
+    formatDuration(delta.after),
+    formatChange(delta.change),
+    formatRelative(delta.relativeChange),
+  ]);
   return ['  Self CPU per request of the functions that changed most (the app’s first):', ...alignRows(rows, [false, true, true, true, true])];
 }
 
@@ -104,7 +110,17 @@ export function formatDiff(diff: RunDiff): string {
       const change = endpoint.metrics[metric];
       if (change === undefined) return [];
       const interval = change.interval === null ? '' : `[${formatChange(change.interval.low)}, ${formatChange(change.interval.high)}]`;
-      return [[`  ${METRIC_TITLES[metric]}`, formatDuration(change.before), formatDuration(change.after), formatChange(change.change), formatRelative(change.relativeChange), change.beyondNoise ? BEYOND : '', interval]];
+      return [
+        [
+          `  ${METRIC_TITLES[metric]}`,
+          formatDuration(change.before),
+          formatDuration(change.after),
+          formatChange(change.change),
+          formatRelative(change.relativeChange),
+          change.beyondNoise ? BEYOND : '',
+          interval,
+        ],
+      ];
     }),
   );
   const aligned = alignRows([header, ...metricRows.flat()], [false, true, true, true, true, false, false]);
@@ -122,7 +138,11 @@ export function formatDiff(diff: RunDiff): string {
     const only = diff.endpoints.filter((endpoint) => endpoint.presence === presence);
     if (only.length === 0) continue;
     const title = presence === 'added' ? 'Added (only in the after run)' : 'Removed (only in the before run)';
-    lines.push('', `${title}:`, ...only.map((endpoint) => `  ${endpointName(endpoint.name)} — ${plural(Math.max(endpoint.requests.before, endpoint.requests.after), 'request')}`));
+    lines.push(
+      '',
+      `${title}:`,
+      ...only.map((endpoint) => `  ${endpointName(endpoint.name)} — ${plural(Math.max(endpoint.requests.before, endpoint.requests.after), 'request')}`),
+    );
   }
   const beyond = both.filter((endpoint) => endpoint.beyondNoise).length;
   const changed = beyond === 0 ? `None of the ${plural(both.length, 'endpoint')}` : `${formatCount(beyond)} of the ${plural(both.length, 'endpoint')}`;

@@ -50,7 +50,11 @@ function histogramValues(histogram: Histogram, maxNs: number): number[] {
 function perRequest(model: RunModel, kind: PerSpanType, requests: readonly number[]): number[][] {
   const { value } = model.index.samples[kind];
   const sum = (rows: readonly number[]) => rows.reduce((n, row) => n + (value[row] as number), 0);
-  const held = spanRows(model, model.endpoints.flatMap(({ roots }) => roots), kind).map(sum);
+  const held = spanRows(
+    model,
+    model.endpoints.flatMap(({ roots }) => roots),
+    kind,
+  ).map(sum);
   let next = 0;
   return model.endpoints.map(({ roots }, e) => {
     const values = held.slice(next, (next += roots.length));

@@ -89,7 +89,10 @@ function pieceOf(whole: Profile, samples: Profile['sample']): Profile {
   const mappingIds = new Set(location.map((l) => Number(l.mappingId)));
   return new pf.Profile({
     sampleType: whole.sampleType.map((t) => ({ type: str(t.type), unit: str(t.unit) })),
-    sample: samples.map((sample) => ({ ...sample, label: sample.label.map((label) => ({ key: str(label.key), str: str(label.str), num: label.num, numUnit: str(label.numUnit) })) })),
+    sample: samples.map((sample) => ({
+      ...sample,
+      label: sample.label.map((label) => ({ key: str(label.key), str: str(label.str), num: label.num, numUnit: str(label.numUnit) })),
+    })),
     mapping: [...mappingIds].flatMap((id) => {
       const mapping = mappingsById.get(id);
       return mapping === undefined ? [] : [{ ...mapping, filename: str(mapping.filename), buildId: str(mapping.buildId) }];

@@ -25,7 +25,8 @@ export function remoteUpstreams(config: RemoteConfig, send: Send, log: Logger): 
   const otlpProfiles = otlpProfilesOptions(config);
   if (otlpProfiles) upstreams.push(new OtlpProfilesUpstream(otlpProfiles, config.serviceName, send, log));
   // The address is set whenever profiles to Pyroscope are ours to send: checked for its type.
-  else if (config.profilesExport.sender === 'pyro-run' && serverAddress !== undefined) upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
+  else if (config.profilesExport.sender === 'pyro-run' && serverAddress !== undefined)
+    upstreams.push(new PyroscopeUpstream({ ...config.pyroscope, serverAddress }, config.serviceName, send, log));
   if (config.traces.sender === 'pyro-run') upstreams.push(new OtlpTracesUpstream(config.traces, send, log));
   const metrics = ownMetricsExport(config);
   if (metrics) upstreams.push(new OtlpMetricsUpstream(metrics, send, log));

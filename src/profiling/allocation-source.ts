@@ -41,6 +41,16 @@ export class AllocationSource implements ProfileSource {
     if (last) this.bindings = undefined;
     else bindings.startSamplingHeapProfiler(this.options.intervalBytes, this.options.stackDepth, true);
     const { intervalBytes } = this.options;
-    return { build: (from, sourceMapper) => buildHeapProfile('alloc', [{ thread: MAIN_THREAD_NAME, roots: tree.children }], ({ allocObjects, allocSpaceBytes }) => [allocObjects, allocSpaceBytes], from, intervalBytes, sourceMapper) };
+    return {
+      build: (from, sourceMapper) =>
+        buildHeapProfile(
+          'alloc',
+          [{ thread: MAIN_THREAD_NAME, roots: tree.children }],
+          ({ allocObjects, allocSpaceBytes }) => [allocObjects, allocSpaceBytes],
+          from,
+          intervalBytes,
+          sourceMapper,
+        ),
+    };
   }
 }

@@ -130,7 +130,10 @@ export class HeapSource implements ProfileSource {
   }
 
   private partOf(snapshot: Snapshot): WindowPart {
-    return inUsePart([{ thread: MAIN_THREAD_NAME, snapshot }, ...[...this.others.values()].map(({ thread, tree }) => ({ thread, snapshot: { tree, externalBytes: 0 } }))], this.options.intervalBytes);
+    return inUsePart(
+      [{ thread: MAIN_THREAD_NAME, snapshot }, ...[...this.others.values()].map(({ thread, tree }) => ({ thread, snapshot: { tree, externalBytes: 0 } }))],
+      this.options.intervalBytes,
+    );
   }
 
   private snapshot(bindings: HeapBindings): Snapshot {
@@ -150,8 +153,13 @@ function snapshotOf(tree: AllocationProfileNode): Snapshot {
  * it.
  */
 export function inUsePart(threads: readonly { thread: string; snapshot: Snapshot }[], intervalBytes: number): WindowPart {
-  const roots = threads.map(({ thread, snapshot: { tree, externalBytes } }) => ({ thread, roots: externalBytes > 0 ? [...tree.children, externalNode(externalBytes)] : tree.children }));
-  return { build: (from, sourceMapper) => buildHeapProfile('heap', roots, ({ sizeBytes, count }) => [count, sizeBytes * count], from, intervalBytes, sourceMapper) };
+  const roots = threads.map(({ thread, snapshot: { tree, externalBytes } }) => ({
+    thread,
+    roots: externalBytes > 0 ? [...tree.children, externalNode(externalBytes)] : tree.children,
+  }));
+  return {
+    build: (from, sourceMapper) => buildHeapProfile('heap', roots, ({ sizeBytes, count }) => [count, sizeBytes * count], from, intervalBytes, sourceMapper),
+  };
 }
 
 function externalNode(bytes: number): AllocationProfileNode {

@@ -20,7 +20,8 @@ const ENTRIES_PER_STEP = 64;
 export function* encodeInSteps(profile: Profile): Generator<void, Uint8Array> {
   const pf = pprofFormat();
   // A part carries only its own fields: an empty string table (a new one holds '') writes nothing.
-  const part = (fields: ConstructorParameters<PprofFormat['Profile']>[0]) => new pf.Profile({ ...fields, stringTable: new pf.StringTable(pf.emptyTableToken) }).encode();
+  const part = (fields: ConstructorParameters<PprofFormat['Profile']>[0]) =>
+    new pf.Profile({ ...fields, stringTable: new pf.StringTable(pf.emptyTableToken) }).encode();
   const parts = [part({ sampleType: profile.sampleType })];
   for (const sample of chunks(profile.sample, SAMPLES_PER_STEP)) {
     parts.push(encodeSamples(sample) ?? part({ sample }));

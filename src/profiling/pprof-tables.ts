@@ -18,7 +18,7 @@ export interface V8Frame {
  */
 export class PprofTables {
   readonly format: PprofFormat = pprofFormat();
-  readonly strings = new (this.format.StringTable)();
+  readonly strings = new this.format.StringTable();
   readonly functions: InstanceType<PprofFormat['Function']>[] = [];
   readonly locations: InstanceType<PprofFormat['Location']>[] = [];
   private readonly functionIds = new Map<string, number>();

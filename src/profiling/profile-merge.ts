@@ -37,12 +37,25 @@ export function mergeProfiles(profiles: readonly Profile[], dropLabels: Readonly
     const dropped = new Set([...dropLabels].map((key) => profile.stringTable.strings.indexOf(key)).filter((index) => index > 0));
     const mappingOf = new Map<number, number>();
     for (const mapping of profile.mapping) {
-      const fields = { memoryStart: mapping.memoryStart, memoryLimit: mapping.memoryLimit, fileOffset: mapping.fileOffset, filename: own(profile, mapping.filename), buildId: own(profile, mapping.buildId) };
+      const fields = {
+        memoryStart: mapping.memoryStart,
+        memoryLimit: mapping.memoryLimit,
+        fileOffset: mapping.fileOffset,
+        filename: own(profile, mapping.filename),
+        buildId: own(profile, mapping.buildId),
+      };
       const key = Object.values(fields).join('\0');
       let id = mappingIds.get(key);
       if (id === undefined) {
         mappingIds.set(key, (id = mappingIds.size + 1));
-        mappings.push({ ...fields, id, hasFunctions: mapping.hasFunctions, hasFilenames: mapping.hasFilenames, hasLineNumbers: mapping.hasLineNumbers, hasInlineFrames: mapping.hasInlineFrames });
+        mappings.push({
+          ...fields,
+          id,
+          hasFunctions: mapping.hasFunctions,
+          hasFilenames: mapping.hasFilenames,
+          hasLineNumbers: mapping.hasLineNumbers,
+          hasInlineFrames: mapping.hasInlineFrames,
+        });
       }
       mappingOf.set(Number(mapping.id), id);
     }
@@ -73,7 +86,12 @@ export function mergeProfiles(profiles: readonly Profile[], dropLabels: Readonly
       const locationId = sample.locationId.map((id) => locationOf.get(Number(id)) ?? 0);
       const label = sample.label
         .filter((l) => !dropped.has(Number(l.key)))
-        .map((l) => ({ key: own(profile, l.key), str: Number(l.str) === 0 ? 0 : own(profile, l.str), num: l.num, numUnit: Number(l.numUnit) === 0 ? 0 : own(profile, l.numUnit) }));
+        .map((l) => ({
+          key: own(profile, l.key),
+          str: Number(l.str) === 0 ? 0 : own(profile, l.str),
+          num: l.num,
+          numUnit: Number(l.numUnit) === 0 ? 0 : own(profile, l.numUnit),
+        }));
       const key = `${locationId.join(',')}|${label.map((l) => `${l.key}:${l.str}:${l.num}:${l.numUnit}`).join(',')}`;
       const at = sampleAt.get(key);
       if (at === undefined) {

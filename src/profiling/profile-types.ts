@@ -54,10 +54,50 @@ const ALLOC_OBJECTS = { type: 'alloc_objects', unit: 'count' } as const;
 const ALLOC_SPACE = { type: 'alloc_space', unit: 'bytes' } as const;
 
 export const PROFILE_TYPES = {
-  cpu: { source: 'time', sampleTypes: [SAMPLES, CPU], periodType: CPU, shownValue: 1, pyroscopeName: 'process_cpu', otlp: [{ value: 1, sampleType: SAMPLES, perPeriod: true }], title: 'CPU', perSpan: true, across: 'sum' },
-  wall: { source: 'time', sampleTypes: [SAMPLES, WALL], periodType: WALL, shownValue: 1, pyroscopeName: 'wall', otlp: [{ value: 1 }], title: 'wall', perSpan: true, across: 'sum' },
-  heap: { source: 'heap', sampleTypes: [INUSE_OBJECTS, INUSE_SPACE], periodType: INUSE_SPACE, shownValue: 1, pyroscopeName: 'memory', otlp: [{ value: 1 }, { value: 0 }], title: 'memory in use', perSpan: false, across: 'latest' },
-  alloc: { source: 'allocation', sampleTypes: [ALLOC_OBJECTS, ALLOC_SPACE], periodType: ALLOC_SPACE, shownValue: 1, pyroscopeName: 'memory', otlp: [{ value: 1 }, { value: 0 }], title: 'memory allocated', perSpan: false, across: 'sum' },
+  cpu: {
+    source: 'time',
+    sampleTypes: [SAMPLES, CPU],
+    periodType: CPU,
+    shownValue: 1,
+    pyroscopeName: 'process_cpu',
+    otlp: [{ value: 1, sampleType: SAMPLES, perPeriod: true }],
+    title: 'CPU',
+    perSpan: true,
+    across: 'sum',
+  },
+  wall: {
+    source: 'time',
+    sampleTypes: [SAMPLES, WALL],
+    periodType: WALL,
+    shownValue: 1,
+    pyroscopeName: 'wall',
+    otlp: [{ value: 1 }],
+    title: 'wall',
+    perSpan: true,
+    across: 'sum',
+  },
+  heap: {
+    source: 'heap',
+    sampleTypes: [INUSE_OBJECTS, INUSE_SPACE],
+    periodType: INUSE_SPACE,
+    shownValue: 1,
+    pyroscopeName: 'memory',
+    otlp: [{ value: 1 }, { value: 0 }],
+    title: 'memory in use',
+    perSpan: false,
+    across: 'latest',
+  },
+  alloc: {
+    source: 'allocation',
+    sampleTypes: [ALLOC_OBJECTS, ALLOC_SPACE],
+    periodType: ALLOC_SPACE,
+    shownValue: 1,
+    pyroscopeName: 'memory',
+    otlp: [{ value: 1 }, { value: 0 }],
+    title: 'memory allocated',
+    perSpan: false,
+    across: 'sum',
+  },
 } as const satisfies Record<string, ProfileTypeInfo>;
 
 export type ProfileType = keyof typeof PROFILE_TYPES;

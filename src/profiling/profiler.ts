@@ -69,11 +69,19 @@ export class Profiler {
     const ofSource = (source: string) => options.types.filter((type) => profileTypeInfo(type).source === source);
     const timeTypes = ofSource('time');
     if (timeTypes.length > 0) {
-      this.time = new TimeSource({ types: timeTypes, intervalMicros: options.samplingIntervalMicros, flushIntervalMs: options.flushIntervalMs, traceIdLabel: options.traceIdLabel, spanOf: options.spanOf ?? NO_ONE, boundLabels: options.boundLabels });
+      this.time = new TimeSource({
+        types: timeTypes,
+        intervalMicros: options.samplingIntervalMicros,
+        flushIntervalMs: options.flushIntervalMs,
+        traceIdLabel: options.traceIdLabel,
+        spanOf: options.spanOf ?? NO_ONE,
+        boundLabels: options.boundLabels,
+      });
       this.sources.push(this.time);
     }
     const { outOfMemory } = options;
-    const atLimit: AtLimit = outOfMemory && ((part) => outOfMemory({ ...this.windowSoFar(), parts: [part], sourceMapper: this.sourceMapper, longestStopMs: 0, stops: 0 }));
+    const atLimit: AtLimit =
+      outOfMemory && ((part) => outOfMemory({ ...this.windowSoFar(), parts: [part], sourceMapper: this.sourceMapper, longestStopMs: 0, stops: 0 }));
     for (const [name, make] of Object.entries(SOURCES)) if (ofSource(name).length > 0) this.sources.push(make(options, atLimit));
   }
 

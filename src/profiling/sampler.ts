@@ -147,7 +147,11 @@ export class Sampler {
     if (native === undefined) return undefined;
     const profile = native.stop(restart);
     if (restart) {
-      ({ stuck: this.stuck, suspectMicros: this.suspectMicros } = judgeStuck(this.suspectMicros, native.v8ProfilerStuckEventLoopDetected(), profile.endTime - profile.startTime));
+      ({ stuck: this.stuck, suspectMicros: this.suspectMicros } = judgeStuck(
+        this.suspectMicros,
+        native.v8ProfilerStuckEventLoopDetected(),
+        profile.endTime - profile.startTime,
+      ));
       if (this.stuck > 0) {
         native.stop(false);
         native.start();

@@ -223,7 +223,13 @@ export class TimeFold {
     const { functions: f } = shipment;
     const functionMap = new Int32Array(f.name.length);
     for (let i = 0; i < functionMap.length; i++) {
-      functionMap[i] = this.functionOf({ name: f.name[i]!, scriptName: f.scriptName[i]!, scriptId: f.scriptId[i]!, lineNumber: f.line[i]!, columnNumber: f.column[i]! });
+      functionMap[i] = this.functionOf({
+        name: f.name[i]!,
+        scriptName: f.scriptName[i]!,
+        scriptId: f.scriptId[i]!,
+        lineNumber: f.line[i]!,
+        columnNumber: f.column[i]!,
+      });
     }
     const nodeMap = new Int32Array(shipment.nodeFunction.length);
     for (let i = 0; i < nodeMap.length; i++) {
@@ -277,7 +283,13 @@ export class TimeFold {
   }
 
   private nodeOf(node: TimeProfileNode, parent: number): number {
-    const fn = this.functionOf({ name: node.name ?? '', scriptName: node.scriptName, scriptId: node.scriptId ?? 0, lineNumber: node.lineNumber ?? 0, columnNumber: node.columnNumber ?? 0 });
+    const fn = this.functionOf({
+      name: node.name ?? '',
+      scriptName: node.scriptName,
+      scriptId: node.scriptId ?? 0,
+      lineNumber: node.lineNumber ?? 0,
+      columnNumber: node.columnNumber ?? 0,
+    });
     return this.nodeOfFunction(fn, parent);
   }
 
@@ -384,7 +396,8 @@ export class TimeFold {
       }
       const cpu = quiet[3 * i + 1]!;
       const row = quiet[3 * i + 2]!;
-      const to = this.lastBusyRow !== NONE ? this.lastBusyRow : cpu > 0 ? this.rowOfWorkBetween(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros) : NONE;
+      const to =
+        this.lastBusyRow !== NONE ? this.lastBusyRow : cpu > 0 ? this.rowOfWorkBetween(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros) : NONE;
       if (to !== NONE && cpu > 0) {
         if (row !== NONE) this.rowCpu[row]! -= cpu;
         this.rowCpu[to]! += cpu;

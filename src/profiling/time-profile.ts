@@ -45,7 +45,13 @@ export function timePart(raws: readonly TimeProfile[], build: TimeBuild): Window
 }
 
 /** The CPU and wall pprof of a window's trees (TimeFold: folded, then built in steps). */
-export function buildTimeProfiles(raws: readonly TimeProfile[], from: number, build: TimeBuild, sourceMapper?: SourceMapper, labelled?: Set<SampleLabels>): Generator<void, Map<ProfileType, Profile>> {
+export function buildTimeProfiles(
+  raws: readonly TimeProfile[],
+  from: number,
+  build: TimeBuild,
+  sourceMapper?: SourceMapper,
+  labelled?: Set<SampleLabels>,
+): Generator<void, Map<ProfileType, Profile>> {
   return buildThreadProfiles([{ name: MAIN_THREAD_NAME, fold: foldOf(raws, build) }], from, build, sourceMapper, labelled);
 }
 
@@ -79,7 +85,13 @@ const SUMS_PER_STEP = 16;
  * slices.ts. Span names are read now, when the window is built (an HTTP span learns its route after
  * it started); `labelled` receives whom samples were labelled for.
  */
-export function* buildThreadProfiles(threads: readonly ThreadFold[], from: number, build: TimeBuild, sourceMapper?: SourceMapper, labelled?: Set<SampleLabels>): Generator<void, Map<ProfileType, Profile>> {
+export function* buildThreadProfiles(
+  threads: readonly ThreadFold[],
+  from: number,
+  build: TimeBuild,
+  sourceMapper?: SourceMapper,
+  labelled?: Set<SampleLabels>,
+): Generator<void, Map<ProfileType, Profile>> {
   const tables = new PprofTables(sourceMapper);
   const { Profile, Sample, Label } = tables.format;
   const strings = tables.strings;

@@ -139,10 +139,12 @@ const WARM_UP: ProfileWindow = {
   longestStopMs: 0,
   stops: 1,
   parts: [
-    timePart(
-      [{ startTime: 0, endTime: 1000, hasCpuTime: true, topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] } }],
-      { intervalMicros: 1000, types: ['cpu', 'wall'], spanOf: ({ context }) => (context === WARM_UP_LABELS ? WARM_UP_LABELS : undefined), traceIdLabel: false },
-    ),
+    timePart([{ startTime: 0, endTime: 1000, hasCpuTime: true, topDownRoot: { name: '(root)', scriptName: '', hitCount: 0, children: [WARM_UP_NODE] } }], {
+      intervalMicros: 1000,
+      types: ['cpu', 'wall'],
+      spanOf: ({ context }) => (context === WARM_UP_LABELS ? WARM_UP_LABELS : undefined),
+      traceIdLabel: false,
+    }),
   ],
 };
 

@@ -426,7 +426,10 @@ function sampleShare(model: RunModel, kind: PerSpanType): SampleShare {
 }
 
 /** RunInfo.partial. */
-export function partialText(counts: { spans: number; droppedSpans: number; summarizedSpans: number; droppedWindows: number; thinnedWindows: number }, totalsRecorded: boolean): string | undefined {
+export function partialText(
+  counts: { spans: number; droppedSpans: number; summarizedSpans: number; droppedWindows: number; thinnedWindows: number },
+  totalsRecorded: boolean,
+): string | undefined {
   const parts: string[] = [];
   const ended = counts.spans + counts.droppedSpans + counts.summarizedSpans;
   if (ended > counts.spans) {
@@ -437,7 +440,10 @@ export function partialText(counts: { spans: number; droppedSpans: number; summa
     const cover = totalsRecorded ? 'endpoint counts and percentiles cover all' : 'endpoint counts and percentiles cover the kept ones only';
     parts.push(`spans: ${formatCount(counts.spans)} of ${formatCount(ended)} kept (${why.join(', ')}); ${cover}`);
   }
-  if (counts.thinnedWindows > 0) parts.push(`profile windows: ${formatCount(counts.thinnedWindows)} merged into older ones to fit the size cap (their samples keep their endpoint, not their span)`);
+  if (counts.thinnedWindows > 0)
+    parts.push(
+      `profile windows: ${formatCount(counts.thinnedWindows)} merged into older ones to fit the size cap (their samples keep their endpoint, not their span)`,
+    );
   if (counts.droppedWindows > 0) parts.push(`profile windows: ${formatCount(counts.droppedWindows)} dropped at the size cap or a full disk`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
@@ -462,7 +468,8 @@ function runInfo(model: RunModel): RunInfo {
     droppedSpans: manifest.counts.droppedSpans,
     summarizedSpans: manifest.counts.summarizedSpans,
     partial: partialText({ ...manifest.counts, spans: run.spans.length }, manifest.endpoints !== undefined),
-    unmatchedWords: manifest.counts.summarizedSpans + manifest.counts.droppedSpans > 0 ? 'in spans whose details were not kept' : 'in spans not in the recording',
+    unmatchedWords:
+      manifest.counts.summarizedSpans + manifest.counts.droppedSpans > 0 ? 'in spans whose details were not kept' : 'in spans not in the recording',
     profiledNs: perKind((kind) => index.durationNs[kind]),
     otherThreadsCpu: otherThreadsCpu(index, manifest.processCpuNs),
   };

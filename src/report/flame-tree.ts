@@ -109,7 +109,12 @@ export function buildFlameTree(index: SampleIndex, columns: SampleColumns, selec
  * pass (in pre-order a node's descendants follow it), then the nodes it has time in. `sums` is
  * scratch space, one slot per tree node.
  */
-function threadValues(selfOf: ReadonlyMap<number, number>, positionOf: ReadonlyMap<number, number>, parentAt: readonly number[], sums: Float64Array): ThreadValues {
+function threadValues(
+  selfOf: ReadonlyMap<number, number>,
+  positionOf: ReadonlyMap<number, number>,
+  parentAt: readonly number[],
+  sums: Float64Array,
+): ThreadValues {
   sums.fill(0);
   const self = new Map<number, number>();
   for (const [trieNode, value] of selfOf) {

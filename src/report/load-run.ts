@@ -8,14 +8,23 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { type EndpointTotal, isUnfinished, MANIFEST_FILE, PROFILES_DIR, RECORDING_FORMAT, RECORDING_FORMAT_VERSION, type RunCounts, runStartedAtMs, SPANS_DIR } from '../recording.js';
+import {
+  type EndpointTotal,
+  isUnfinished,
+  MANIFEST_FILE,
+  PROFILES_DIR,
+  RECORDING_FORMAT,
+  RECORDING_FORMAT_VERSION,
+  type RunCounts,
+  runStartedAtMs,
+  SPANS_DIR,
+} from '../recording.js';
 import { isProfileType, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import { readSpanBatch, type RunSpan } from './otlp-spans.js';
 import { type ProfileKind, type SampleIndex, SampleIndexBuilder } from './sample-index.js';
 
 export type { RunSpan } from './otlp-spans.js';
 export type { ProfileKind, SampleIndex } from './sample-index.js';
-
 
 /**
  * Why a recording cannot be read: `missing` (no such folder), `no-run` (no run.json in it or its
@@ -152,7 +161,8 @@ function parseManifest(text: string, where: string): RunManifest {
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RunError('corrupt', `${where} is not a JSON object`);
   const m = raw as Record<string, unknown>;
-  if (m.format !== RECORDING_FORMAT) throw new RunError('corrupt', `${where} is not a pyro-run recording manifest (format is ${JSON.stringify(m.format)}, expected "${RECORDING_FORMAT}")`);
+  if (m.format !== RECORDING_FORMAT)
+    throw new RunError('corrupt', `${where} is not a pyro-run recording manifest (format is ${JSON.stringify(m.format)}, expected "${RECORDING_FORMAT}")`);
   const formatVersion = asNumber(m.formatVersion);
   if (formatVersion === undefined) throw new RunError('corrupt', `${where} has no formatVersion`);
   if (formatVersion > RECORDING_FORMAT_VERSION) {
@@ -202,8 +212,17 @@ function parseEndpoints(raw: unknown[], where: string): EndpointTotal[] {
     const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
     const histogram = (typeof e.histogram === 'object' && e.histogram !== null ? e.histogram : {}) as Record<string, unknown>;
     const numbers = [e.kind, e.count, e.errors, e.totalNs, e.maxNs, ...Object.values(histogram)].map(asNumber);
-    if (typeof e.name !== 'string' || numbers.includes(undefined)) throw new RunError('corrupt', `${where} is corrupt (endpoint ${i} is not a name with numbers)`);
-    return { name: e.name, kind: e.kind as number, count: e.count as number, errors: e.errors as number, totalNs: e.totalNs as number, maxNs: e.maxNs as number, histogram: histogram as Record<string, number> };
+    if (typeof e.name !== 'string' || numbers.includes(undefined))
+      throw new RunError('corrupt', `${where} is corrupt (endpoint ${i} is not a name with numbers)`);
+    return {
+      name: e.name,
+      kind: e.kind as number,
+      count: e.count as number,
+      errors: e.errors as number,
+      totalNs: e.totalNs as number,
+      maxNs: e.maxNs as number,
+      histogram: histogram as Record<string, number>,
+    };
   });
 }
 
@@ -229,8 +248,10 @@ function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profil
   }
   const locations = new Set(profile.location.map((location) => Number(location.id)));
   for (const sample of profile.sample) {
-    if (sample.value.length !== profile.sampleType.length) throw new RunError('corrupt', `${file} is corrupt (a sample has ${sample.value.length} values for ${profile.sampleType.length} sample types)`);
-    for (const id of sample.locationId) if (!locations.has(Number(id))) throw new RunError('corrupt', `${file} is corrupt (a sample names location ${id}, which it does not define)`);
+    if (sample.value.length !== profile.sampleType.length)
+      throw new RunError('corrupt', `${file} is corrupt (a sample has ${sample.value.length} values for ${profile.sampleType.length} sample types)`);
+    for (const id of sample.locationId)
+      if (!locations.has(Number(id))) throw new RunError('corrupt', `${file} is corrupt (a sample names location ${id}, which it does not define)`);
   }
   return { profile, valueIndex };
 }

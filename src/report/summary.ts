@@ -22,7 +22,9 @@ const FUNCTION_WIDTH = 32;
 /** `fn 62%, writev ← listArticles 20%`: the heaviest functions as shares of `whole`, a leaf outside the app's code with the app's function it ran for. */
 function topSelfText(aggregates: RunAggregates, topSelf: readonly SelfTime[], whole: number): string {
   const nameOf = (frame: number) => truncate(printable(aggregates.strings[aggregates.frames.name[frame] as number] ?? ''), FUNCTION_WIDTH);
-  return topSelf.map(({ frame, value, caller }) => `${nameOf(frame)}${caller === undefined ? '' : ` ← ${nameOf(caller)}`} ${formatPercent(value, whole)}`).join(', ');
+  return topSelf
+    .map(({ frame, value, caller }) => `${nameOf(frame)}${caller === undefined ? '' : ` ← ${nameOf(caller)}`} ${formatPercent(value, whole)}`)
+    .join(', ');
 }
 
 /** Columns padded to their widest cell: text left-aligned, numbers right-aligned; the last column is not padded. */
@@ -102,7 +104,9 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
     if (waits.length > 0) lines.push('Mean request, of those kept (CPU inside a call counts in both):', ...waits);
   }
   const { unmatchedWords } = aggregates.run;
-  const shares = [shareText('CPU time', aggregates.share.cpu, unmatchedWords), shareText('wall time', aggregates.share.wall, unmatchedWords)].filter((text) => text !== undefined);
+  const shares = [shareText('CPU time', aggregates.share.cpu, unmatchedWords), shareText('wall time', aggregates.share.wall, unmatchedWords)].filter(
+    (text) => text !== undefined,
+  );
   lines.push(shares.length === 0 ? 'Samples inside spans: no profile samples recorded' : `Samples inside spans: ${shares.join(', ')}`);
   const threads = threadsText(aggregates.threads);
   if (threads !== undefined) lines.push(threads);

@@ -183,7 +183,8 @@ export function endpointWaits(model: WaitsInput, cpuOfSpans: CpuOfSpans): (Endpo
       for (const call of calls) {
         const key = `${call.category}\u0000${call.text}`;
         let entry = byText.get(key);
-        if (entry === undefined) byText.set(key, (entry = { category: call.category, text: call.text, durations: [], perRequest: new Array<number>(roots.length).fill(0) }));
+        if (entry === undefined)
+          byText.set(key, (entry = { category: call.category, text: call.text, durations: [], perRequest: new Array<number>(roots.length).fill(0) }));
         entry.durations.push(call.durationNs);
         entry.perRequest[request] = (entry.perRequest[request] as number) + 1;
       }
@@ -250,7 +251,9 @@ function waterfallOf(model: WaitsInput, roots: readonly number[], under: Readonl
   };
   const depth = new Map([slowest, ...(under.get(slowest) ?? [])].map((i) => [i, depthOf(i)]));
   // In start order; a parent before the children that start with it.
-  const members = [...depth.keys()].sort((a, b) => Number((spans[a] as RunSpan).startNs - (spans[b] as RunSpan).startNs) || (depth.get(a) as number) - (depth.get(b) as number) || a - b);
+  const members = [...depth.keys()].sort(
+    (a, b) => Number((spans[a] as RunSpan).startNs - (spans[b] as RunSpan).startNs) || (depth.get(a) as number) - (depth.get(b) as number) || a - b,
+  );
   const shown = members.slice(0, WATERFALL_SPANS);
   return {
     root: slowest,
@@ -258,7 +261,15 @@ function waterfallOf(model: WaitsInput, roots: readonly number[], under: Readonl
     spans: shown.map((i) => {
       const span = spans[i] as RunSpan;
       const category = i === slowest ? 'request' : CALL_KINDS.has(span.kind) ? categoryOf(span) : 'internal';
-      return { name: span.name, span: i, depth: depth.get(i) as number, category, offsetNs: Number(span.startNs - request.startNs), durationNs: span.durationNs, cpuNs: 0 };
+      return {
+        name: span.name,
+        span: i,
+        depth: depth.get(i) as number,
+        category,
+        offsetNs: Number(span.startNs - request.startNs),
+        durationNs: span.durationNs,
+        cpuNs: 0,
+      };
     }),
     more: members.length - shown.length,
   };

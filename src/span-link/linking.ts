@@ -52,7 +52,8 @@ export function claimForLinking(manager: ContextManager): boolean {
 }
 
 /** `fn.apply(thisArg, args)` as a plain function, for AsyncLocalStorage.run to call without a closure per call. */
-export const applyTo = <R>(fn: (...args: never[]) => R, thisArg: unknown, args: ArrayLike<unknown>): R => (fn as (...a: unknown[]) => R).apply(thisArg, args as unknown[]);
+export const applyTo = <R>(fn: (...args: never[]) => R, thisArg: unknown, args: ArrayLike<unknown>): R =>
+  (fn as (...a: unknown[]) => R).apply(thisArg, args as unknown[]);
 
 /** Labels no sample: where samples cannot carry links (no sampler, or none that links), code runs as it is. */
 export const NO_OWNER: SampleOwner = {

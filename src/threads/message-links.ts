@@ -91,7 +91,11 @@ export function linkMessages(parts: MessageLinkParts): void {
   /** Posts `args` through `post`, the message in an envelope when a span sends it. */
   const postLinked = (post: PostMessage, target: unknown, args: IArguments): unknown => {
     const labels = args.length > 0 && mayWrap() ? sender(args[0]) : undefined;
-    const posted = Reflect.apply(post, target, labels === undefined ? args : [[ENVELOPE, directory.handOver(labels), args[0]] satisfies Envelope, ...Array.prototype.slice.call(args, 1)]);
+    const posted = Reflect.apply(
+      post,
+      target,
+      labels === undefined ? args : [[ENVELOPE, directory.handOver(labels), args[0]] satisfies Envelope, ...Array.prototype.slice.call(args, 1)],
+    );
     afterPost?.();
     return posted;
   };

@@ -120,7 +120,9 @@ export class ThreadHub {
   /** What the workers sent and the loop has not delivered yet. */
   private drain(): void {
     // It takes a BroadcastChannel as well (Node's docs; its types say MessagePort only).
-    const receive = (process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads')).receiveMessageOnPort as (port: unknown) => { message: unknown } | undefined;
+    const receive = (process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads')).receiveMessageOnPort as (
+      port: unknown,
+    ) => { message: unknown } | undefined;
     for (let received = receive(this.channel); received !== undefined; received = receive(this.channel)) {
       if (isOwn(received.message)) this.take(received.message[1]);
     }

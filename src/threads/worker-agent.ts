@@ -108,7 +108,15 @@ function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
   };
 
   // Even without a sampler, the worker takes envelopes off and starts its workers with the preload.
-  hookThread({ shared, owner, directory, log, ownLabels: () => undefined, afterPost: shipAfterPost, terminated: (id) => postToMain({ type: 'bye', thread: id }) });
+  hookThread({
+    shared,
+    owner,
+    directory,
+    log,
+    ownLabels: () => undefined,
+    afterPost: shipAfterPost,
+    terminated: (id) => postToMain({ type: 'bye', thread: id }),
+  });
   if (!sampling) return;
   postToMain({ type: 'hello', thread });
   const every = setInterval(() => ship(false), SHIP_EVERY_MS);

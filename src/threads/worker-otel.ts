@@ -34,7 +34,10 @@ export function watchWorkerOtel(registry: LabelRegistry, linkContext: LinkContex
           // The API registers its proxy, then gives it the provider: read once that is done.
           if (key === 'trace' && slot) queueMicrotask(() => attach(slot as Registry['trace']));
         } catch (error) {
-          log.warnOnce('worker-otel', `could not link the spans of the worker's own OpenTelemetry set-up: ${error instanceof Error ? error.message : String(error)}`);
+          log.warnOnce(
+            'worker-otel',
+            `could not link the spans of the worker's own OpenTelemetry set-up: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
         return done;
       },

@@ -22,7 +22,9 @@ if (threads.isMainThread) {
     try {
       startWorker();
     } catch (error) {
-      process.stderr.write(`pyro-run: warning: could not start in a worker thread (${error instanceof Error ? error.message : String(error)}); it runs without profiling\n`);
+      process.stderr.write(
+        `pyro-run: warning: could not start in a worker thread (${error instanceof Error ? error.message : String(error)}); it runs without profiling\n`,
+      );
     }
   }
 }

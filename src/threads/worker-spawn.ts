@@ -110,7 +110,11 @@ export function spawnWithAgent(parts: SpawnParts): void {
     const before = threads.getEnvironmentData(EXEC_ARGV_KEY);
     threads.setEnvironmentData(EXEC_ARGV_KEY, shownExecArgv(options?.execArgv ?? process.execArgv));
     try {
-      return Reflect.construct(target, [args[0], Object.create(options ?? null, { execArgv: { value: execArgv, enumerable: true } }), ...args.slice(2)], newTarget as typeof Worker) as InstanceType<typeof Worker>;
+      return Reflect.construct(
+        target,
+        [args[0], Object.create(options ?? null, { execArgv: { value: execArgv, enumerable: true } }), ...args.slice(2)],
+        newTarget as typeof Worker,
+      ) as InstanceType<typeof Worker>;
     } finally {
       threads.setEnvironmentData(EXEC_ARGV_KEY, before as never);
     }
@@ -138,7 +142,10 @@ export function spawnWithAgent(parts: SpawnParts): void {
         }
         const worker = Reflect.construct(target, args, newTarget);
         parts.unwrapLost();
-        parts.log.warnOnce('worker-spawn', `a worker thread runs without pyro-run (its options could not take the preload: ${error instanceof Error ? error.message : String(error)}); it is not profiled, and messages between threads carry no span from now on`);
+        parts.log.warnOnce(
+          'worker-spawn',
+          `a worker thread runs without pyro-run (its options could not take the preload: ${error instanceof Error ? error.message : String(error)}); it is not profiled, and messages between threads carry no span from now on`,
+        );
         return worker;
       }
     },

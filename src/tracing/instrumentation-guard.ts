@@ -146,18 +146,22 @@ export function wrapGuard(onFailure: OnFailure): WrapGuard {
       active = undefined;
       return invoke(original, self, args, newTarget === guarded ? original : newTarget);
     };
-    const guarded: AnyFunction = mirror(function (this: unknown, ...args: unknown[]) {
-      const outer = active;
-      const call: Call = { original, ended: undefined, outcome: undefined };
-      active = call;
-      try {
-        return new.target === undefined ? Reflect.apply(fn, this, args) : Reflect.construct(fn, args, new.target);
-      } catch (error) {
-        return recover(call, error, this, args, new.target);
-      } finally {
-        active = outer;
-      }
-    }, original, fn);
+    const guarded: AnyFunction = mirror(
+      function (this: unknown, ...args: unknown[]) {
+        const outer = active;
+        const call: Call = { original, ended: undefined, outcome: undefined };
+        active = call;
+        try {
+          return new.target === undefined ? Reflect.apply(fn, this, args) : Reflect.construct(fn, args, new.target);
+        } catch (error) {
+          return recover(call, error, this, args, new.target);
+        } finally {
+          active = outer;
+        }
+      },
+      original,
+      fn,
+    );
     ours.guarded = guarded;
     return guarded;
   };

@@ -46,7 +46,11 @@ const TABLE: readonly Entry[] = [
   { name: 'aws-lambda', className: 'AwsLambdaInstrumentation', modules: [], when: (env) => Boolean(env.AWS_LAMBDA_FUNCTION_NAME || env.LAMBDA_TASK_ROOT) },
   // Today's AWS SDK v3 clients depend on @smithy/core (its client submodule) and
   // @smithy/middleware-stack, which the instrumentation hooks, and no longer on smithy-client.
-  { name: 'aws-sdk', className: 'AwsInstrumentation', modules: ['aws-sdk', '@smithy/smithy-client', '@aws-sdk/smithy-client', '@smithy/core', '@smithy/middleware-stack'] },
+  {
+    name: 'aws-sdk',
+    className: 'AwsInstrumentation',
+    modules: ['aws-sdk', '@smithy/smithy-client', '@aws-sdk/smithy-client', '@smithy/core', '@smithy/middleware-stack'],
+  },
   { name: 'bunyan', className: 'BunyanInstrumentation', modules: ['bunyan'], config: logSending },
   { name: 'cassandra-driver', className: 'CassandraDriverInstrumentation', modules: ['cassandra-driver'] },
   { name: 'connect', className: 'ConnectInstrumentation', modules: ['connect'] },

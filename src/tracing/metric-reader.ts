@@ -50,10 +50,13 @@ export interface PeriodicReader extends MetricReader {
 interface CollectorInternals {
   _sharedState: {
     resource: ResourceMetrics['resource'];
-    meterSharedStates: Map<unknown, {
-      _instrumentationScope: ScopeMetrics['scope'];
-      metricStorageRegistry: { getStorages(collector: unknown): { collect(collector: unknown, time: [number, number]): MetricData | undefined }[] };
-    }>;
+    meterSharedStates: Map<
+      unknown,
+      {
+        _instrumentationScope: ScopeMetrics['scope'];
+        metricStorageRegistry: { getStorages(collector: unknown): { collect(collector: unknown, time: [number, number]): MetricData | undefined }[] };
+      }
+    >;
   };
 }
 
@@ -65,7 +68,10 @@ interface CollectorInternals {
  */
 export function periodicReader(options: PeriodicReaderOptions): PeriodicReader {
   const sdk = require('@opentelemetry/sdk-metrics') as SdkMetrics;
-  const temporalities: Record<'delta' | 'cumulative', AggregationTemporality> = { delta: sdk.AggregationTemporality.DELTA, cumulative: sdk.AggregationTemporality.CUMULATIVE };
+  const temporalities: Record<'delta' | 'cumulative', AggregationTemporality> = {
+    delta: sdk.AggregationTemporality.DELTA,
+    cumulative: sdk.AggregationTemporality.CUMULATIVE,
+  };
 
   class Reader extends sdk.MetricReader implements PeriodicReader {
     private timer: NodeJS.Timeout | undefined;

@@ -68,7 +68,10 @@ function errorsAsWarnings(log: Logger, quiet: boolean): DiagLogger {
 
 /** One line from a diag call's message and arguments: errors by their message, the rest as JSON. */
 export function diagText(message: unknown, args: readonly unknown[]): string {
-  return [message, ...args].map(partText).filter((part) => part !== '').join(' ');
+  return [message, ...args]
+    .map(partText)
+    .filter((part) => part !== '')
+    .join(' ');
 }
 
 function partText(part: unknown): string {

@@ -19,7 +19,8 @@ export function samplerFromEnv(env: Env, problems: string[]): SamplerSpec | unde
     problems.push(`unknown OTEL_TRACES_SAMPLER "${name}"; using the default sampler`);
     return undefined;
   }
-  if (name !== 'traceidratio' && name !== 'parentbased_traceidratio') return { kind: name as Exclude<(typeof SAMPLERS)[number], 'traceidratio' | 'parentbased_traceidratio'> };
+  if (name !== 'traceidratio' && name !== 'parentbased_traceidratio')
+    return { kind: name as Exclude<(typeof SAMPLERS)[number], 'traceidratio' | 'parentbased_traceidratio'> };
   const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
   const ratio = raw ? Number(raw) : Number.NaN;
   if (!(ratio >= 0 && ratio <= 1)) {
@@ -36,7 +37,14 @@ const PROPAGATORS: readonly PropagatorName[] = ['tracecontext', 'baggage', 'b3',
 export function propagatorsFromEnv(env: Env, problems: string[]): PropagatorName[] {
   const raw = env.OTEL_PROPAGATORS?.trim();
   if (!raw) return ['tracecontext', 'baggage'];
-  const names = [...new Set(raw.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
   if (names.includes('none')) return [];
   const known = names.filter((n): n is PropagatorName => (PROPAGATORS as readonly string[]).includes(n));
   for (const name of names) if (!known.includes(name as PropagatorName)) problems.push(`propagator "${name}" in OTEL_PROPAGATORS is not available`);
@@ -54,11 +62,15 @@ const DETECTORS: readonly DetectorName[] = ['env', 'host', 'os', 'process', 'ser
 export function detectorsFromEnv(env: Env, problems: string[]): DetectorName[] {
   const raw = env.OTEL_NODE_RESOURCE_DETECTORS?.trim();
   if (!raw) return ['env', 'process', 'host', 'serviceinstance'];
-  const names = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (names.includes('all')) return [...DETECTORS];
   if (names.includes('none')) return [];
   const known = names.filter((n): n is DetectorName => (DETECTORS as readonly string[]).includes(n));
-  for (const name of names) if (!known.includes(name as DetectorName)) problems.push(`resource detector "${name}" in OTEL_NODE_RESOURCE_DETECTORS is not available`);
+  for (const name of names)
+    if (!known.includes(name as DetectorName)) problems.push(`resource detector "${name}" in OTEL_NODE_RESOURCE_DETECTORS is not available`);
   return known;
 }
 

@@ -46,7 +46,9 @@ export function installPackageHooks(name: string, hooks: readonly PackageHooks[]
           pkg.versions,
           pkg.main && guarded(pkg.name, pkg.main),
           undefined,
-          Object.entries(pkg.files ?? {}).map(([file, patch]) => new InstrumentationNodeModuleFile(`${pkg.name}/${file}`, pkg.versions, guarded(pkg.name, patch), () => undefined)),
+          Object.entries(pkg.files ?? {}).map(
+            ([file, patch]) => new InstrumentationNodeModuleFile(`${pkg.name}/${file}`, pkg.versions, guarded(pkg.name, patch), () => undefined),
+          ),
         ),
     ),
   );
@@ -78,6 +80,11 @@ export function wrapMethod<F extends (...args: never[]) => unknown>(target: obje
   if (wrappedByUs.has(original)) return true;
   const wrapped = standIn(wrap(original as F), original);
   wrappedByUs.add(wrapped);
-  Object.defineProperty(holder, name, { value: wrapped, writable: true, configurable: true, enumerable: Object.getOwnPropertyDescriptor(holder, name)?.enumerable ?? false });
+  Object.defineProperty(holder, name, {
+    value: wrapped,
+    writable: true,
+    configurable: true,
+    enumerable: Object.getOwnPropertyDescriptor(holder, name)?.enumerable ?? false,
+  });
   return true;
 }

@@ -3,7 +3,15 @@ import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-
 import type { Env } from '../config/index.js';
 import { otelCore, otelPropagatorB3, otelResources, otelSdkTrace } from '../vendor.js';
 import { idGenerator } from './id-generator.js';
-import { type DetectorName, detectorsFromEnv, type PropagatorName, propagatorsFromEnv, type SamplerSpec, samplerFromEnv, spanLimitsFromEnv } from './otel-env.js';
+import {
+  type DetectorName,
+  detectorsFromEnv,
+  type PropagatorName,
+  propagatorsFromEnv,
+  type SamplerSpec,
+  samplerFromEnv,
+  spanLimitsFromEnv,
+} from './otel-env.js';
 
 export interface TracerProviderOptions {
   env: Env;

@@ -96,7 +96,8 @@ function grpcProcessor(traces: Config['traces'], log: Logger): SpanProcessor {
   // The SDK's own batching: its OTEL_BSP_* settings, without our batcher's first-batch size.
   const { maxQueueSize, maxExportBatchSize, scheduledDelayMillis } = traces.batch;
   const told = failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log);
-  const sent: SpanExporter = traces.dbStatements === 'sanitized' ? { ...told, export: (spans, done) => told.export(spans.map(withSanitizedStatement), done) } : told;
+  const sent: SpanExporter =
+    traces.dbStatements === 'sanitized' ? { ...told, export: (spans, done) => told.export(spans.map(withSanitizedStatement), done) } : told;
   return new (otelSdkTrace().BatchSpanProcessor)({ exporter: sent, maxQueueSize, maxExportBatchSize, scheduledDelayMillis });
 }
 
@@ -182,14 +183,17 @@ export function startTracing(options: TracingOptions): Tracing {
   const exported = { metrics: config.metricsRequested, logs: config.logsRequested };
   const selection = selectInstrumentations(env, installedFrom(options.appDirs, env), exported);
   if (selection.unknown.length > 0) log.warn(`unknown instrumentations in OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS: ${selection.unknown.join(', ')}`);
-  const instrumentations = loadInstrumentations(selection.names, exported, (name, error) => log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`));
+  const instrumentations = loadInstrumentations(selection.names, exported, (name, error) =>
+    log.warnOnce(`instrumentation:${name}`, `instrumentation ${name} unavailable: ${reason(error)}`),
+  );
   routerYieldsToExpress(instrumentations);
   log.debug(`instrumentations: ${selection.names.join(', ')}`);
   otelInstrumentation().registerInstrumentations({ instrumentations });
 
   const consumers = present([options.linkProcessor, batcher, ...processors]);
   // With nothing to take spans, none are recorded: the instrumentations' spans stay non-recording.
-  const provider = consumers.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors: [...consumers, routes], problems }) : undefined;
+  const provider =
+    consumers.length > 0 ? tracerProviderFromEnv({ env, serviceName: config.serviceName, spanProcessors: [...consumers, routes], problems }) : undefined;
   const tracers = provider && new TracerSwitch(provider);
   if (tracers) registration(api.trace.setGlobalTracerProvider(tracers), 'tracer provider');
   for (const problem of problems) log.warn(problem);
@@ -208,7 +212,11 @@ export function startTracing(options: TracingOptions): Tracing {
  * Metrics and log records whose route names pyro-run's sender go to our destination, as spans do;
  * where it names the SDK's exporter (grpc, local mode), the NodeSDK builds those pipelines from env.
  */
-function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<void>; logBatcher: LogBatcher | undefined; metricReader: PeriodicReader | undefined } {
+function startMetricsAndLogs(options: TracingOptions): {
+  shutdown(): Promise<void>;
+  logBatcher: LogBatcher | undefined;
+  metricReader: PeriodicReader | undefined;
+} {
   const { config } = options;
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const logBatcher = config.logsRequested && config.logs.sender === 'pyro-run' ? logRecordBatcher(options) : undefined;
@@ -218,8 +226,16 @@ function startMetricsAndLogs(options: TracingOptions): { shutdown(): Promise<voi
     // Only the signals asked for: a traces-only backend (Tempo) must not get requests it rejects.
     // The SDK builds a signal's pipeline from env only where its route names the SDK's exporter; a
     // signal whose otlp route was refused (a proxy pyro-run cannot use) gets the other exporters only.
-    ...(!config.metricsRequested ? { metricReaders: [] } : config.metrics.sender === 'otel-sdk' ? {} : { metricReaders: present([metricReader, ...otherMetricReaders(config)]) }),
-    ...(!config.logsRequested ? { logRecordProcessors: [] } : config.logs.sender === 'otel-sdk' ? {} : { logRecordProcessors: present([logBatcher, ...consoleLogProcessors(config)]) }),
+    ...(!config.metricsRequested
+      ? { metricReaders: [] }
+      : config.metrics.sender === 'otel-sdk'
+        ? {}
+        : { metricReaders: present([metricReader, ...otherMetricReaders(config)]) }),
+    ...(!config.logsRequested
+      ? { logRecordProcessors: [] }
+      : config.logs.sender === 'otel-sdk'
+        ? {}
+        : { logRecordProcessors: present([logBatcher, ...consoleLogProcessors(config)]) }),
     spanProcessors: [],
     instrumentations: [],
     // null skips the set-up (sdk-node utils.ts setupContextManager), though the type does not say so.

@@ -3,12 +3,14 @@ export function untilDeadline(work: Promise<unknown>, deadlineAt: number): Promi
   return new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, Math.max(0, deadlineAt - Date.now()));
     timer.unref();
-    work.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
+    work
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
   });
 }

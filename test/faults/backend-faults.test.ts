@@ -35,7 +35,19 @@ import { after, test, type TestContext } from 'node:test';
 import type { IngestRecord, DecodedSpan } from '../support/receiver.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { type Fault, FAULTS, type Target, UPLOAD_TIMEOUT_MS } from './support/backend-faults.js';
-import { FAST, type LoadResult, mergeLoads, type RunningApp, startApp, steadyLoad, stop, uploadWarnings, warnings, windowChain, workSpans } from './support/app.js';
+import {
+  FAST,
+  type LoadResult,
+  mergeLoads,
+  type RunningApp,
+  startApp,
+  steadyLoad,
+  stop,
+  uploadWarnings,
+  warnings,
+  windowChain,
+  workSpans,
+} from './support/app.js';
 import { recordFigures, round } from './support/figures.js';
 
 /** Each fault on each pipeline alone and on both together. */
@@ -99,7 +111,16 @@ async function measurePaired(faulty: RunningApp, healthy: RunningApp): Promise<{
   const a: LoadResult[] = [];
   const b: LoadResult[] = [];
   for (let i = 0; i < SLICES; i++) {
-    const order: [RunningApp, LoadResult[]][] = i % 2 === 0 ? [[faulty, a], [healthy, b]] : [[healthy, b], [faulty, a]];
+    const order: [RunningApp, LoadResult[]][] =
+      i % 2 === 0
+        ? [
+            [faulty, a],
+            [healthy, b],
+          ]
+        : [
+            [healthy, b],
+            [faulty, a],
+          ];
     for (const [app, into] of order) into.push(await steadyLoad(app.base, { durationMs: SLICE_MS }));
   }
   return { faulty: mergeLoads(a), healthy: mergeLoads(b) };
@@ -141,7 +162,10 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
   let reference: RunningApp | undefined;
   try {
     [app, reference] = await Promise.all([
-      startApp({ nodeArgs: armed.app?.nodeArgs, env: { ...appEnv(faulty('ingest') ? armed.url : receiver.url, faulty('traces') ? armed.url : receiver.url), ...armed.app?.env } }),
+      startApp({
+        nodeArgs: armed.app?.nodeArgs,
+        env: { ...appEnv(faulty('ingest') ? armed.url : receiver.url, faulty('traces') ? armed.url : receiver.url), ...armed.app?.env },
+      }),
       startApp({ env: appEnv(referenceReceiver.url, referenceReceiver.url) }),
     ]);
     // Both warmed up together, so they are measured at the same age.
@@ -166,7 +190,11 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
     if (!faulty('traces')) {
       const early = measured.seqs.slice(0, Math.ceil(measured.seqs.length / 4));
       const spans = workSpans(receiver.spans);
-      assert.deepEqual(early.filter((seq) => !spans.has(seq)), [], 'spans kept flowing while /ingest was down');
+      assert.deepEqual(
+        early.filter((seq) => !spans.has(seq)),
+        [],
+        'spans kept flowing while /ingest was down',
+      );
     }
     if (!faulty('ingest')) {
       assert.ok(windowChain(receiver.ingests).until >= faultFrom + WINDOW_MS, 'profiles kept flowing while OTLP was down');
@@ -186,12 +214,29 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
         const offered = new Map<string, number>();
         for (const r of receiver.requests) if (r.endpoint === 'ingest' && r.outcome === 'injected') offered.set(r.query, (offered.get(r.query) ?? 0) + 1);
         if (faulty('ingest')) assert.ok(offered.size >= 2, `windows were offered during the fault: ${offered.size}`);
-        assert.ok([...offered.values()].every((n) => n <= 2), 'a window accepted with 200 was sent again');
-        if (faulty('traces')) assert.ok(receiver.requests.some((r) => r.endpoint === 'traces' && r.outcome === 'injected'), 'span batches were offered during the fault');
-        await waitAcross(ingestLive, () => windowChain(ingestsOf(ingestSinks()).filter((i) => i.from >= healedAt - WINDOW_MS)).windows > 0, RECOVERY_MS, 'windows after the fault are stored');
+        assert.ok(
+          [...offered.values()].every((n) => n <= 2),
+          'a window accepted with 200 was sent again',
+        );
+        if (faulty('traces'))
+          assert.ok(
+            receiver.requests.some((r) => r.endpoint === 'traces' && r.outcome === 'injected'),
+            'span batches were offered during the fault',
+          );
+        await waitAcross(
+          ingestLive,
+          () => windowChain(ingestsOf(ingestSinks()).filter((i) => i.from >= healedAt - WINDOW_MS)).windows > 0,
+          RECOVERY_MS,
+          'windows after the fault are stored',
+        );
         // Nothing of the fault's time comes back, but new spans flow again.
         const later = await steadyLoad(app.base, { durationMs: 300 });
-        await waitAcross(traceLive, () => later.seqs.every((seq) => workSpans(spansOf(traceSinks())).has(seq)), RECOVERY_MS, 'spans of requests after the fault arrive');
+        await waitAcross(
+          traceLive,
+          () => later.seqs.every((seq) => workSpans(spansOf(traceSinks())).has(seq)),
+          RECOVERY_MS,
+          'spans of requests after the fault arrive',
+        );
       } else {
         // Everything queued during the outage arrives: the window chain has no gap from the first
         // window (cut before the app listened) to past the fault, and every request has its span.
@@ -204,9 +249,16 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
           RECOVERY_MS,
           'windows queued during the outage arrive, without a gap',
         ).catch((error: Error) => {
-          throw new Error(`${error.message}\nchain ${JSON.stringify(windowChain(ingestsOf(ingestSinks())))}; listening at ${app!.listeningAt}, fault ${faultFrom}–${faultUntil}\n${app!.child.stderr}`);
+          throw new Error(
+            `${error.message}\nchain ${JSON.stringify(windowChain(ingestsOf(ingestSinks())))}; listening at ${app!.listeningAt}, fault ${faultFrom}–${faultUntil}\n${app!.child.stderr}`,
+          );
         });
-        await waitAcross(traceLive, () => seqs.every((seq) => workSpans(spansOf(traceSinks())).has(seq)), RECOVERY_MS, 'every request of the outage has its span');
+        await waitAcross(
+          traceLive,
+          () => seqs.every((seq) => workSpans(spansOf(traceSinks())).has(seq)),
+          RECOVERY_MS,
+          'every request of the outage has its span',
+        );
         recoveredMs = Date.now() - healedAt;
         assert.equal(windowChain(ingestsOf(ingestSinks())).duplicates, 0, 'no window arrives twice');
         const spanIds = spansOf(traceSinks()).map((s) => s.spanId);
@@ -225,16 +277,26 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
     // every profile window from the first one to past the fault, each once.
     if (!faulty('traces')) {
       const spans = workSpans(receiver.spans);
-      assert.deepEqual(seqs.filter((seq) => !spans.has(seq)), [], 'every span reached the healthy OTLP endpoint');
+      assert.deepEqual(
+        seqs.filter((seq) => !spans.has(seq)),
+        [],
+        'every span reached the healthy OTLP endpoint',
+      );
     }
     if (!faulty('ingest')) {
       const chain = windowChain(receiver.ingests);
-      assert.ok(chain.from <= app.listeningAt && chain.until >= faultUntil && chain.gap === undefined && chain.duplicates === 0, `every window reached the healthy /ingest: ${JSON.stringify(chain)}`);
+      assert.ok(
+        chain.from <= app.listeningAt && chain.until >= faultUntil && chain.gap === undefined && chain.duplicates === 0,
+        `every window reached the healthy /ingest: ${JSON.stringify(chain)}`,
+      );
     }
 
     // One warning per failing pipeline, naming its endpoint; none for the healthy one; no secret anywhere.
     const stderr = app.child.stderr;
-    for (const [target, kind, path] of [['ingest', 'profiles', '/ingest'], ['traces', 'spans', '/v1/traces']] as const) {
+    for (const [target, kind, path] of [
+      ['ingest', 'profiles', '/ingest'],
+      ['traces', 'spans', '/v1/traces'],
+    ] as const) {
       const lines = uploadWarnings(stderr, kind);
       if (!faulty(target) || fault.warning === undefined) {
         assert.deepEqual(lines, [], `no ${kind} warning expected:\n${stderr}`);
@@ -244,7 +306,9 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
       assert.match(lines[0]!, fault.warning);
       assert.ok(lines[0]!.includes(`${armed.url}${path}`), `the warning names the endpoint ${armed.url}${path}: ${lines[0]}`);
     }
-    const others = warnings(stderr).filter((line) => !/^pyro-run: warning: (profiles|spans) upload/.test(line) && !(armed.heal === undefined && /final flush: \d+ of \d+ uploads/.test(line)));
+    const others = warnings(stderr).filter(
+      (line) => !/^pyro-run: warning: (profiles|spans) upload/.test(line) && !(armed.heal === undefined && /final flush: \d+ of \d+ uploads/.test(line)),
+    );
     assert.deepEqual(others, [], 'no other warnings (nothing dropped, nothing left undelivered after a recovery)');
     for (const secret of [TOKEN, OTLP_TOKEN]) assert.ok(!stderr.includes(secret) && !app.child.stdout.includes(secret), `a secret leaked:\n${stderr}`);
 
@@ -257,13 +321,24 @@ async function scenario(t: TestContext, fault: Fault, targets: readonly Target[]
         (recoveredMs !== undefined ? `, backlog delivered ${recoveredMs} ms after recovery` : '') +
         (rounds > 1 ? ' (two measurement rounds)' : ''),
     );
-    figures.push({ fault: fault.name, targets, ...summary(measured), throughputRatio: round(ratio, 3), healthyThroughput: round(healthy.throughput), healthyP99: round(healthy.p99), shutdownMs: exit.ms, recoveredMs, rounds });
+    figures.push({
+      fault: fault.name,
+      targets,
+      ...summary(measured),
+      throughputRatio: round(ratio, 3),
+      healthyThroughput: round(healthy.throughput),
+      healthyP99: round(healthy.p99),
+      shutdownMs: exit.ms,
+      recoveredMs,
+      rounds,
+    });
     assert.ok(
       ok,
       `the app noticed: ${round(measured.throughput)} req/s vs ${round(healthy.throughput)} healthy (needs ≥ ${TOLERANCE.throughput * 100} %), p99 ${round(measured.p99)} ms vs ${round(healthy.p99)} ms (needs ≤ ${TOLERANCE.p99Factor}× + ${TOLERANCE.p99PlusMs} ms)`,
     );
   } finally {
-    for (const child of [app?.child, reference?.child]) if (child && child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+    for (const child of [app?.child, reference?.child])
+      if (child && child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
     await receiver.close();
     await referenceReceiver.close();
     await armed.cleanup?.();
@@ -275,5 +350,9 @@ const RUNS = Object.values(FAULTS).flatMap((fault) => TARGET_SETS.map((targets) 
 
 const targetName = (target: Target) => (target === 'ingest' ? 'Pyroscope /ingest' : 'OTLP');
 for (const { fault, targets } of RUNS) {
-  test(`${fault.name} on ${targets.map(targetName).join(' and ')}: the app does not notice, nothing queued is lost`, { skip: fault.unavailable ?? false }, (t) => scenario(t, fault, targets));
+  test(
+    `${fault.name} on ${targets.map(targetName).join(' and ')}: the app does not notice, nothing queued is lost`,
+    { skip: fault.unavailable ?? false },
+    (t) => scenario(t, fault, targets),
+  );
 }

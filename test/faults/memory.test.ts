@@ -90,7 +90,10 @@ test('a dead backend for 20 s at load: the queue cap holds and memory stays flat
     const warmFrom = Date.now();
     const filled = stderrMatch(app.child, /queue is full/, WARM_MAX_MS);
     let fullAt: number | undefined;
-    void filled.then(() => (fullAt = Date.now()), () => undefined);
+    void filled.then(
+      () => (fullAt = Date.now()),
+      () => undefined,
+    );
     let warmRequests = 0;
     while (Date.now() - warmFrom < WARM_MAX_MS && (warmRequests < WARM_REQUESTS || fullAt === undefined || Date.now() - fullAt < WARM_TURNOVER_MS)) {
       warmRequests += (await steadyLoad(app.base, { durationMs: 1000 })).requests;
@@ -123,7 +126,9 @@ test('a dead backend for 20 s at load: the queue cap holds and memory stays flat
       externalAndBuffersMb: [round((before.external + before.arrayBuffers) / MB, 2), round((after.external + after.arrayBuffers) / MB, 2)],
     };
     recordFigures('memory.jsonl', figures);
-    t.diagnostic(`dead backend ${DEAD_MS / 1000} s at ${figures.throughput} req/s after a ${round(warmMs / 1000)} s warm-up (${warmRequests} requests): RSS ${figures.rssStartMb} → ${figures.rssEndMb} MB; live heap ${figures.liveHeapMb.join(' → ')} MB; external + array buffers ${figures.externalAndBuffersMb.join(' → ')} MB`);
+    t.diagnostic(
+      `dead backend ${DEAD_MS / 1000} s at ${figures.throughput} req/s after a ${round(warmMs / 1000)} s warm-up (${warmRequests} requests): RSS ${figures.rssStartMb} → ${figures.rssEndMb} MB; live heap ${figures.liveHeapMb.join(' → ')} MB; external + array buffers ${figures.externalAndBuffersMb.join(' → ')} MB`,
+    );
 
     assert.ok(warmRequests > 0 && dead.requests > 0, 'the app answered throughout (every answer checked)');
     assert.ok(fullAt !== undefined && Date.now() - fullAt >= DEAD_MS, 'the queue was full before the measured stretch');

@@ -18,7 +18,10 @@ test('the profiler native module fails to load: one warning, spans still flow, t
       env: { PYROSCOPE_SERVER_ADDRESS: receiver.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
     });
     const load = await steadyLoad(app.base, { durationMs: 1500 });
-    await receiver.waitFor(() => load.seqs.every((seq) => workSpans(receiver.spans).has(seq)), { timeoutMs: 10_000, description: 'every request has its span' });
+    await receiver.waitFor(() => load.seqs.every((seq) => workSpans(receiver.spans).has(seq)), {
+      timeoutMs: 10_000,
+      description: 'every request has its span',
+    });
     const exit = await stop(app);
     assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGTERM' });
     const lines = warnings(app.child.stderr);
@@ -52,7 +55,9 @@ const BAD_ENV: Record<string, [value: string, names: RegExp]> = {
 };
 
 /** The app's answers and exit, as its users and its parent see them. */
-async function observe(options: Parameters<typeof startApp>[0]): Promise<{ answers: number; code: number | null; signal: NodeJS.Signals | null; stderr: string; seqs: number[] }> {
+async function observe(
+  options: Parameters<typeof startApp>[0],
+): Promise<{ answers: number; code: number | null; signal: NodeJS.Signals | null; stderr: string; seqs: number[] }> {
   const app = await startApp(options);
   const load = await steadyLoad(app.base, { durationMs: 1000 });
   await post(app.base, '/exit/5');
@@ -80,8 +85,15 @@ test('bad values in env (no CLI to reject them): one warning each, naming the va
     assert.equal(lines.length, Object.keys(BAD_ENV).length, `nothing else to warn about:\n${bad.stderr}`);
     // What was left valid still works: spans reach the base OTLP endpoint over the default protocol.
     const spans = workSpans(receiver.spans);
-    assert.deepEqual(bad.seqs.filter((seq) => !spans.has(seq)), [], 'every request has its span');
-    assert.ok(receiver.traceExports.every((e) => e.encoding === 'protobuf'), 'http/protobuf, the default, replaced "smoke"');
+    assert.deepEqual(
+      bad.seqs.filter((seq) => !spans.has(seq)),
+      [],
+      'every request has its span',
+    );
+    assert.ok(
+      receiver.traceExports.every((e) => e.encoding === 'protobuf'),
+      'http/protobuf, the default, replaced "smoke"',
+    );
   } finally {
     await receiver.close();
   }
@@ -105,7 +117,11 @@ test('service names and labels that would break the ingest name syntax arrive sa
     await stop(app);
 
     const rejected = receiver.requests.filter((r) => r.endpoint === 'ingest' && r.outcome !== 'stored' && r.outcome !== 'ignored');
-    assert.deepEqual(rejected.map((r) => `${r.status} ${r.error}`), [], 'no upload was refused');
+    assert.deepEqual(
+      rejected.map((r) => `${r.status} ${r.error}`),
+      [],
+      'no upload was refused',
+    );
     // [A-Za-z0-9_./-] only, at most 256 code points (grafana/pyroscope labelset/validate.go).
     const expectedService = `shop__checkout___a_b___${'n'.repeat(300)}`.slice(0, 256);
     for (const ingest of receiver.ingests) {

@@ -57,7 +57,14 @@ async function assertDelivered(receiver: Receiver, seqs: number[], exitAt: numbe
 test('default: a certificate nobody trusts is refused on both paths, with one clear warning; the app is unaffected', { skip: missing }, async () => {
   const receiver = await httpsReceiver();
   try {
-    const app = await startApp({ env: { PYROSCOPE_SERVER_ADDRESS: withUserinfo(receiver.url), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${OTLP_TOKEN}`, ...SPANS_ONLY_AT_EXIT } });
+    const app = await startApp({
+      env: {
+        PYROSCOPE_SERVER_ADDRESS: withUserinfo(receiver.url),
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${OTLP_TOKEN}`,
+        ...SPANS_ONLY_AT_EXIT,
+      },
+    });
     await steadyLoad(app.base, { durationMs: 1500 });
     const [line] = await stderrMatch(app.child, /pyro-run: warning: profiles upload.*\n/);
     await post(app.base, '/exit/3');
@@ -81,7 +88,13 @@ test('NODE_EXTRA_CA_CERTS: the private CA is trusted on both paths, nothing to w
   const receiver = await httpsReceiver();
   try {
     const app = await startApp({
-      env: { NODE_EXTRA_CA_CERTS: certs!.caPath, PYROSCOPE_SERVER_ADDRESS: withUserinfo(receiver.url), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${OTLP_TOKEN}`, ...SPANS_ONLY_AT_EXIT },
+      env: {
+        NODE_EXTRA_CA_CERTS: certs!.caPath,
+        PYROSCOPE_SERVER_ADDRESS: withUserinfo(receiver.url),
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${OTLP_TOKEN}`,
+        ...SPANS_ONLY_AT_EXIT,
+      },
     });
     const load = await steadyLoad(app.base, { durationMs: 1500 });
     await receiver.waitFor(() => receiver.ingests.length > 0, { timeoutMs: 10_000, description: 'profiles through the sender' });
@@ -101,7 +114,21 @@ test('--insecure-skip-tls-verify: delivered on both paths, one warning at start 
   const receiver = await httpsReceiver();
   try {
     const child = runCli(
-      ['--insecure-skip-tls-verify', '--server', withUserinfo(receiver.url), '--otlp-endpoint', receiver.url, '--otlp-headers', `authorization=Bearer%20${OTLP_TOKEN}`, '--flush-interval', '1000', '--service-name', 'tls-app', '--', fixture('apps/server.cjs')],
+      [
+        '--insecure-skip-tls-verify',
+        '--server',
+        withUserinfo(receiver.url),
+        '--otlp-endpoint',
+        receiver.url,
+        '--otlp-headers',
+        `authorization=Bearer%20${OTLP_TOKEN}`,
+        '--flush-interval',
+        '1000',
+        '--service-name',
+        'tls-app',
+        '--',
+        fixture('apps/server.cjs'),
+      ],
       { env: SPANS_ONLY_AT_EXIT },
     );
     const base = `http://127.0.0.1:${(await child.line(/listening (\d+)/))[1]}`;
@@ -143,14 +170,24 @@ async function runAgainstCollector(receiver: Receiver, env: Record<string, strin
   return { seqs: load.seqs, stderr: app.child.stderr, sentWhileRunning };
 }
 
-test('OTEL_EXPORTER_OTLP_CERTIFICATE and a client certificate: spans reach a collector that asks for one, on both paths, nothing to warn about', { skip: missing }, async () => {
+test('OTEL_EXPORTER_OTLP_CERTIFICATE and a client certificate: spans reach a collector that asks for one, on both paths, nothing to warn about', {
+  skip: missing,
+}, async () => {
   const receiver = await collectorAskingForClientCertificates();
   try {
-    const run = await runAgainstCollector(receiver, { OTEL_EXPORTER_OTLP_CERTIFICATE: certs!.caPath, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: certs!.clientCertPath, OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: certs!.clientKeyPath });
+    const run = await runAgainstCollector(receiver, {
+      OTEL_EXPORTER_OTLP_CERTIFICATE: certs!.caPath,
+      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: certs!.clientCertPath,
+      OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: certs!.clientKeyPath,
+    });
     assert.deepEqual(warnings(run.stderr), []);
     assert.ok(run.sentWhileRunning > 0, 'span batches arrived while the app ran (the sender)');
     const spans = workSpans(receiver.spans);
-    assert.deepEqual(run.seqs.filter((seq) => !spans.has(seq)), [], 'every request has its span, the last ones through the final flush worker');
+    assert.deepEqual(
+      run.seqs.filter((seq) => !spans.has(seq)),
+      [],
+      'every request has its span, the last ones through the final flush worker',
+    );
   } finally {
     await receiver.close();
   }
@@ -171,9 +208,14 @@ test('an OTLP TLS file that cannot be read: one warning naming the variable and 
   const receiver = await startReceiver({ tls: { key: certs!.key, cert: certs!.cert } });
   try {
     const run = await runAgainstCollector(receiver, { OTEL_EXPORTER_OTLP_CERTIFICATE: '/nonexistent/collector-ca.pem', NODE_EXTRA_CA_CERTS: certs!.caPath });
-    assert.deepEqual(warnings(run.stderr), ['pyro-run: warning: could not read OTEL_EXPORTER_OTLP_CERTIFICATE (/nonexistent/collector-ca.pem: ENOENT): not used']);
+    assert.deepEqual(warnings(run.stderr), [
+      'pyro-run: warning: could not read OTEL_EXPORTER_OTLP_CERTIFICATE (/nonexistent/collector-ca.pem: ENOENT): not used',
+    ]);
     const spans = workSpans(receiver.spans);
-    assert.deepEqual(run.seqs.filter((seq) => !spans.has(seq)), []);
+    assert.deepEqual(
+      run.seqs.filter((seq) => !spans.has(seq)),
+      [],
+    );
   } finally {
     await receiver.close();
   }

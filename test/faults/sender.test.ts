@@ -21,7 +21,9 @@ interface Seen {
 }
 
 /** A loopback server that records each request (tagged by x-what) and answers with `answer`. */
-async function server(answer: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void): Promise<{ url: string; seen: Seen[]; arrived: (n: number) => Promise<void>; arrivedWhat: (what: string) => Promise<void>; close(): Promise<void> }> {
+async function server(
+  answer: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void,
+): Promise<{ url: string; seen: Seen[]; arrived: (n: number) => Promise<void>; arrivedWhat: (what: string) => Promise<void>; close(): Promise<void> }> {
   const seen: Seen[] = [];
   const sockets = new Set<Socket>();
   const waiters: { n: number; what?: string; resolve: () => void }[] = [];
@@ -69,12 +71,23 @@ function outgoing(base: string, what: string, kind: Outgoing['kind'] = 'profiles
 
 function sender(options: { timeoutMs?: number; maxQueued?: number } = {}): { sender: HttpSender; lines: string[] } {
   const lines: string[] = [];
-  const log = new Logger('warn', (t) => t, (line) => void lines.push(line));
-  return { sender: new HttpSender({ timeoutMs: options.timeoutMs ?? 5000, maxQueued: options.maxQueued ?? 32, log, baseBackoffMs: 50, maxBackoffMs: 200 }), lines };
+  const log = new Logger(
+    'warn',
+    (t) => t,
+    (line) => void lines.push(line),
+  );
+  return {
+    sender: new HttpSender({ timeoutMs: options.timeoutMs ?? 5000, maxQueued: options.maxQueued ?? 32, log, baseBackoffMs: 50, maxBackoffMs: 200 }),
+    lines,
+  };
 }
 
 /** Sends `whats` through a fresh sender, waits until each reached `srv` and the sender is idle. */
-async function sendAndSettle(srv: { url: string; arrived: (n: number) => Promise<void> }, whats: string[], options: Parameters<typeof sender>[0]): Promise<ReturnType<typeof sender>> {
+async function sendAndSettle(
+  srv: { url: string; arrived: (n: number) => Promise<void> },
+  whats: string[],
+  options: Parameters<typeof sender>[0],
+): Promise<ReturnType<typeof sender>> {
   const made = sender(options);
   for (const what of whats) made.sender.enqueue(outgoing(srv.url, what));
   await srv.arrived(whats.length);
@@ -89,7 +102,10 @@ test('drain() hands back the request in flight once: the final flush must not up
     s.enqueue(outgoing(hung.url, 'r0'));
     s.enqueue(outgoing(hung.url, 'r1'));
     await hung.arrived(1);
-    assert.deepEqual(s.drain().map((r) => r.what), ['r0', 'r1']);
+    assert.deepEqual(
+      s.drain().map((r) => r.what),
+      ['r0', 'r1'],
+    );
   } finally {
     await hung.close();
   }
@@ -111,7 +127,11 @@ test('a full queue drops the oldest waiting request, never the one in flight, an
     const timer = setInterval(release, 10);
     await s.idle(10_000);
     clearInterval(timer);
-    assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r3', 'r4'], 'r1 and r2 were the oldest waiting');
+    assert.deepEqual(
+      srv.seen.map((x) => x.what),
+      ['r0', 'r3', 'r4'],
+      'r1 and r2 were the oldest waiting',
+    );
     assert.equal(s.stats.dropped, 2);
     assert.equal(s.stats.sent, 3);
     assert.equal(lines.filter((l) => l.includes('queue is full')).length, 1, lines.join(''));
@@ -176,7 +196,11 @@ test('a 2xx whose body never ends is delivered and does not wedge the pipeline',
   });
   try {
     const { sender: s, lines } = await sendAndSettle(srv, ['r0', 'r1'], { timeoutMs: 1000 });
-    assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r1'], 'each sent once');
+    assert.deepEqual(
+      srv.seen.map((x) => x.what),
+      ['r0', 'r1'],
+      'each sent once',
+    );
     assert.equal(s.stats.sent, 2);
     assert.deepEqual(lines, []);
   } finally {
@@ -202,7 +226,11 @@ test('after a 2xx the status line is the answer: a body trickled forever holds n
   try {
     // With a 60 s upload timeout, waiting for each body would take minutes; arrived() gives 10 s.
     const { sender: s, lines } = await sendAndSettle(srv, ['r0', 'r1', 'r2', 'r3', 'r4'], { timeoutMs: 60_000 });
-    assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r1', 'r2', 'r3', 'r4'], 'each sent once, one after the other');
+    assert.deepEqual(
+      srv.seen.map((x) => x.what),
+      ['r0', 'r1', 'r2', 'r3', 'r4'],
+      'each sent once, one after the other',
+    );
     assert.equal(s.stats.sent, 5);
     assert.deepEqual(lines, []);
     await everyReplyClosed;
@@ -219,7 +247,10 @@ test('a 2xx that breaks off mid-body counts as delivered: it is not sent again',
   });
   try {
     const { sender: s, lines } = await sendAndSettle(srv, ['r0', 'r1'], { timeoutMs: 1000 });
-    assert.deepEqual(srv.seen.map((x) => x.what), ['r0', 'r1']);
+    assert.deepEqual(
+      srv.seen.map((x) => x.what),
+      ['r0', 'r1'],
+    );
     assert.equal(s.stats.failedAttempts, 0);
     assert.deepEqual(lines, []);
   } finally {
@@ -294,7 +325,10 @@ test('an explicit Authorization header wins over URL credentials', async () => {
 
 /** `what` whose primary form goes to /primary and whose fallback goes to /fallback. */
 function withFallback(base: string, what: string): Outgoing {
-  return { ...outgoing(base, what, 'profiles', '/primary'), fallback: { request: outgoing(base, what, 'profiles', '/fallback'), note: 'using the fallback form from now on' } };
+  return {
+    ...outgoing(base, what, 'profiles', '/primary'),
+    fallback: { request: outgoing(base, what, 'profiles', '/fallback'), note: 'using the fallback form from now on' },
+  };
 }
 
 test('a request refused with 400 goes again in its fallback form; once that is taken, the pipeline sends only fallback forms', async () => {
@@ -310,11 +344,22 @@ test('a request refused with 400 goes again in its fallback form; once that is t
     for (const what of ['r1', 'r2']) s.enqueue(withFallback(srv.url, what));
     await srv.arrived(4);
     await s.idle(5000);
-    assert.deepEqual(srv.seen.map((x) => `${x.what} ${x.url}`), ['r0 /primary', 'r0 /fallback', 'r1 /fallback', 'r2 /fallback']);
+    assert.deepEqual(
+      srv.seen.map((x) => `${x.what} ${x.url}`),
+      ['r0 /primary', 'r0 /fallback', 'r1 /fallback', 'r2 /fallback'],
+    );
     assert.deepEqual({ sent: s.stats.sent, dropped: s.stats.dropped }, { sent: 3, dropped: 0 });
-    assert.deepEqual(lines.map((l) => l.trim()), ['pyro-run: warning: using the fallback form from now on'], 'the note once, no rejection warning');
+    assert.deepEqual(
+      lines.map((l) => l.trim()),
+      ['pyro-run: warning: using the fallback form from now on'],
+      'the note once, no rejection warning',
+    );
     s.enqueue(withFallback(srv.url, 'r3'));
-    assert.deepEqual(s.drain().map((r) => r.url.slice(srv.url.length)), ['/fallback'], 'the final flush sends the form the server takes');
+    assert.deepEqual(
+      s.drain().map((r) => r.url.slice(srv.url.length)),
+      ['/fallback'],
+      'the final flush sends the form the server takes',
+    );
     assert.equal(s.sendable(withFallback(srv.url, 'r4')).url, `${srv.url}/fallback`);
   } finally {
     await srv.close();
@@ -332,7 +377,10 @@ test('a fallback form the server refuses as well is not adopted: the request is 
     s.enqueue(withFallback(srv.url, 'r1'));
     await srv.arrived(4);
     await s.idle(5000);
-    assert.deepEqual(srv.seen.map((x) => `${x.what} ${x.url}`), ['r0 /primary', 'r0 /fallback', 'r1 /primary', 'r1 /fallback']);
+    assert.deepEqual(
+      srv.seen.map((x) => `${x.what} ${x.url}`),
+      ['r0 /primary', 'r0 /fallback', 'r1 /primary', 'r1 /fallback'],
+    );
     assert.equal(s.stats.dropped, 2);
     assert.equal(lines.length, 1, lines.join(''));
     assert.match(lines[0]!, /profiles upload rejected \(.* answered 400: bad primary\); dropping r0/);

@@ -15,7 +15,14 @@ import { startApp, steadyLoad, workSpans } from './support/app.js';
 
 const DEADLINE_MS = 10_000;
 /** Nothing is sent before the end: every upload is the final flush's. */
-const ONLY_AT_EXIT = { PYRO_RUN_UPLOAD_TIMEOUT_MS: '5000', PYROSCOPE_FLUSH_INTERVAL_MS: '600000', OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100000', OTEL_BSP_MAX_QUEUE_SIZE: '100000', PYRO_RUN_SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS) };
+const ONLY_AT_EXIT = {
+  PYRO_RUN_UPLOAD_TIMEOUT_MS: '5000',
+  PYROSCOPE_FLUSH_INTERVAL_MS: '600000',
+  OTEL_BSP_SCHEDULE_DELAY: '600000',
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100000',
+  OTEL_BSP_MAX_QUEUE_SIZE: '100000',
+  PYRO_RUN_SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS),
+};
 /** src/agent/shutdown.ts: a repeat sooner than this is the same keypress. */
 const DUPLICATE_MS = 500;
 
@@ -40,7 +47,9 @@ test('a second SIGINT during a hung final flush ends the process at once, dying 
     const exit = await app.child.exit(DEADLINE_MS + 5000);
     const afterSecond = Date.now() - second;
     const total = Date.now() - first;
-    t.diagnostic(`second SIGINT ${second - first} ms after the first; dead ${afterSecond} ms after it, ${total} ms after the first (deadline ${DEADLINE_MS} ms)`);
+    t.diagnostic(
+      `second SIGINT ${second - first} ms after the first; dead ${afterSecond} ms after it, ${total} ms after the first (deadline ${DEADLINE_MS} ms)`,
+    );
     assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGINT' }, app.child.stderr);
     assert.ok(afterSecond < 1500, `ended ${afterSecond} ms after the second SIGINT`);
     assert.ok(total < DEADLINE_MS / 2, `ended ${total} ms after the first SIGINT, with a ${DEADLINE_MS} ms deadline`);
@@ -62,9 +71,16 @@ test('a repeat within 500 ms (terminal + CLI relay) does not cut the flush short
     app.child.process.kill('SIGINT');
     const exit = await app.child.exit(DEADLINE_MS + 5000);
     assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGINT' }, app.child.stderr);
-    assert.ok(Date.now() - first >= 1500, `it waited for the slow backend: ${Date.now() - first} ms, ${receiver.spans.length} spans, ${receiver.requests.map((r) => r.outcome).join(' ')}\n${app.child.stderr}`);
+    assert.ok(
+      Date.now() - first >= 1500,
+      `it waited for the slow backend: ${Date.now() - first} ms, ${receiver.spans.length} spans, ${receiver.requests.map((r) => r.outcome).join(' ')}\n${app.child.stderr}`,
+    );
     const spans = workSpans(receiver.spans);
-    assert.deepEqual(load.seqs.filter((seq) => !spans.has(seq)), [], 'every span was flushed');
+    assert.deepEqual(
+      load.seqs.filter((seq) => !spans.has(seq)),
+      [],
+      'every span was flushed',
+    );
     assert.ok(receiver.ingests.length > 0, 'the last window was flushed');
     assert.doesNotMatch(app.child.stderr, /pyro-run: warning/);
   } finally {
@@ -87,8 +103,15 @@ test('a backend blip during the final flush is retried within the deadline: noth
     t.diagnostic(`SIGTERM → exit ${Date.now() - started} ms, with one failure per pipeline retried`);
     assert.ok(Date.now() - started < 3000, `a quick retry, not the deadline: ${Date.now() - started} ms`);
     const spans = workSpans(receiver.spans);
-    assert.deepEqual(load.seqs.filter((seq) => !spans.has(seq)), [], 'every span arrived');
-    assert.ok(receiver.ingests.some((i) => i.metricName === 'wall'), 'the last window arrived');
+    assert.deepEqual(
+      load.seqs.filter((seq) => !spans.has(seq)),
+      [],
+      'every span arrived',
+    );
+    assert.ok(
+      receiver.ingests.some((i) => i.metricName === 'wall'),
+      'the last window arrived',
+    );
     assert.doesNotMatch(app.child.stderr, /not delivered/);
   } finally {
     await receiver.close();
@@ -120,7 +143,11 @@ for (const [what, url, error] of [
     assert.deepEqual({ code: exit.code, signal: exit.signal, stdout: app.stdout }, { code: 0, signal: null, stdout: 'hi\n' });
     const lines = app.stderr.split('\n').filter((line) => line !== '');
     assert.equal(lines.length, 1, app.stderr);
-    assert.match(lines[0]!, /^pyro-run: warning: final flush: 3 of 3 uploads to \S+\/v1\/traces, \S+\/ingest not delivered: no server there \(/, 'a span batch and a cpu and a wall profile');
+    assert.match(
+      lines[0]!,
+      /^pyro-run: warning: final flush: 3 of 3 uploads to \S+\/v1\/traces, \S+\/ingest not delivered: no server there \(/,
+      'a span batch and a cpu and a wall profile',
+    );
     assert.match(lines[0]!, error);
   });
 }

@@ -69,7 +69,9 @@ async function main() {
   const failingMs = rows(options.phaseSeconds ?? 30);
   const durationMs = Math.round(options.minutes * 60_000);
   const warmupMs = Math.min(120_000, Math.round(durationMs / 5));
-  process.stdout.write(`soak: ${options.minutes} min, backend phases healthy ${healthyMs / 1000} s / 500 ${failingMs / 1000} s / healthy / hang ${failingMs / 1000} s, warm-up ${warmupMs / 1000} s\n\n`);
+  process.stdout.write(
+    `soak: ${options.minutes} min, backend phases healthy ${healthyMs / 1000} s / 500 ${failingMs / 1000} s / healthy / hang ${failingMs / 1000} s, warm-up ${warmupMs / 1000} s\n\n`,
+  );
   process.stdout.write(`${engine.tableHeader()}\n`);
   const result = await engine.soak({
     durationMs,
@@ -96,13 +98,35 @@ async function main() {
       g.perMinute < BOUNDS.outsideHeapMbPerMin,
       `< ${BOUNDS.outsideHeapMbPerMin}`,
     ],
-    ['RSS', `${t.rssMb.perMinute.toFixed(2)} MB/min (${t.rssMb.first} → ${t.rssMb.last} MB)`, t.rssMb.perMinute < BOUNDS.rssMbPerMin, `< ${BOUNDS.rssMbPerMin}`],
+    [
+      'RSS',
+      `${t.rssMb.perMinute.toFixed(2)} MB/min (${t.rssMb.first} → ${t.rssMb.last} MB)`,
+      t.rssMb.perMinute < BOUNDS.rssMbPerMin,
+      `< ${BOUNDS.rssMbPerMin}`,
+    ],
     ['open fds', `${t.fds.min}..${t.fds.max}, last ${t.fds.last}`, t.fds.last - t.fds.min <= BOUNDS.fdsGrowth, `last - min ≤ ${BOUNDS.fdsGrowth}`],
-    ['live handles', `${t.handles.min}..${t.handles.max}, last ${t.handles.last}`, t.handles.last - t.handles.min <= BOUNDS.handlesGrowth, `last - min ≤ ${BOUNDS.handlesGrowth}`],
-    ['uploads resume', `${result.healthyPhases - result.healthyPhasesWithoutDelivery}/${result.healthyPhases} healthy phases delivered`, result.healthyPhasesWithoutDelivery === 0, 'all'],
-    ['SIGTERM', `${result.shutdown.signal ?? `exit ${result.shutdown.code}`} after ${result.shutdown.ms} ms`, result.shutdown.signal === 'SIGTERM' && result.shutdown.ms < 5500, 'SIGTERM < 5.5 s'],
+    [
+      'live handles',
+      `${t.handles.min}..${t.handles.max}, last ${t.handles.last}`,
+      t.handles.last - t.handles.min <= BOUNDS.handlesGrowth,
+      `last - min ≤ ${BOUNDS.handlesGrowth}`,
+    ],
+    [
+      'uploads resume',
+      `${result.healthyPhases - result.healthyPhasesWithoutDelivery}/${result.healthyPhases} healthy phases delivered`,
+      result.healthyPhasesWithoutDelivery === 0,
+      'all',
+    ],
+    [
+      'SIGTERM',
+      `${result.shutdown.signal ?? `exit ${result.shutdown.code}`} after ${result.shutdown.ms} ms`,
+      result.shutdown.signal === 'SIGTERM' && result.shutdown.ms < 5500,
+      'SIGTERM < 5.5 s',
+    ],
   ];
-  process.stdout.write(`\ntrend after warm-up (${warmupMs / 1000} s), ${result.requests} requests, event-loop delay p99 median ${result.loopP99MedianMs.toFixed(1)} ms, max ${result.loopMaxMs.toFixed(1)} ms\n`);
+  process.stdout.write(
+    `\ntrend after warm-up (${warmupMs / 1000} s), ${result.requests} requests, event-loop delay p99 median ${result.loopP99MedianMs.toFixed(1)} ms, max ${result.loopMaxMs.toFixed(1)} ms\n`,
+  );
   for (const [name, value, ok, bound] of checks) process.stdout.write(`  ${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(26)} ${value}  (bound ${bound})\n`);
   const passed = checks.every(([, , ok]) => ok);
   process.stdout.write(`\nverdict: ${passed ? 'PASS — no growth trend after warm-up' : 'FAIL — see above'}\n`);

@@ -49,7 +49,7 @@ test("the app's own spans are children of the request span, and their CPU carrie
   }
 });
 
-test("an app that sets its own diagnostic logger gets it as without pyro-run: its lines, and no word of the logger it replaced", async () => {
+test('an app that sets its own diagnostic logger gets it as without pyro-run: its lines, and no word of the logger it replaced', async () => {
   const bare = runNode([fixture('apps/own-diag-logger.cjs')]);
   assert.equal((await bare.exit()).code, 0, bare.stderr);
   const app = runCli(['--profiles', 'none', '--traces-exporter', 'none', fixture('apps/own-diag-logger.cjs')]);

@@ -19,7 +19,21 @@ async function runWith(flags: string[], check: (receiver: Awaited<ReturnType<typ
     receiver.setBehaviour('ingest', { status: 503, times: 1 });
     receiver.setBehaviour('traces', { status: 500, times: 1 });
     const app = runCli(
-      [...flags, '--server', receiver.url, '--otlp-endpoint', receiver.url, '--otlp-headers', `authorization=Bearer%20${OTLP_TOKEN}`, '--flush-interval', '1000', '--log-level', 'debug', '--', fixture('apps/server.cjs')],
+      [
+        ...flags,
+        '--server',
+        receiver.url,
+        '--otlp-endpoint',
+        receiver.url,
+        '--otlp-headers',
+        `authorization=Bearer%20${OTLP_TOKEN}`,
+        '--flush-interval',
+        '1000',
+        '--log-level',
+        'debug',
+        '--',
+        fixture('apps/server.cjs'),
+      ],
       { env: { OTEL_BSP_SCHEDULE_DELAY: '200' } },
     );
     const port = (await app.line(/listening (\d+)/))[1];

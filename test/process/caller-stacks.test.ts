@@ -29,16 +29,24 @@ after(async () => {
 const OURS = /\/dist\/(register\.js|vendor\/)|node:internal\/async_local_storage/;
 
 async function callSite(args: string[]): Promise<string[]> {
-  const app = runNode([...args, fixture('apps/mysql-call-site.cjs')], { env: { MYSQL_URL: mariadb.url, PYRO_RUN_OUTPUT_DIR: tempDir(), PYRO_RUN_QUIET: 'on' } });
+  const app = runNode([...args, fixture('apps/mysql-call-site.cjs')], {
+    env: { MYSQL_URL: mariadb.url, PYRO_RUN_OUTPUT_DIR: tempDir(), PYRO_RUN_QUIET: 'on' },
+  });
   assert.equal((await app.exit()).code, 0, app.stderr);
   return JSON.parse(app.stdout.trim().split('\n')[0]!) as string[];
 }
 
 test("mysql's long stack trace of a failed query holds the app's call with the agent, and the same frames below it as without", { skip }, async () => {
   const bare = await callSite([]);
-  assert.ok(bare.some((line) => line.includes('app_query_site')), `bare: ${bare.join('\n')}`);
+  assert.ok(
+    bare.some((line) => line.includes('app_query_site')),
+    `bare: ${bare.join('\n')}`,
+  );
   const withAgent = await callSite(['--require', registerPath]);
-  assert.ok(withAgent.some((line) => OURS.test(line)), 'the wrapper ran (its frames are there)');
+  assert.ok(
+    withAgent.some((line) => OURS.test(line)),
+    'the wrapper ran (its frames are there)',
+  );
   assert.deepEqual(
     withAgent.filter((line) => !OURS.test(line)).map((line) => line.replace(/:\d+:\d+\)?$/, '')),
     bare.map((line) => line.replace(/:\d+:\d+\)?$/, '')),

@@ -203,7 +203,9 @@ describe('under a launcher, pyro-run ends after the app, which may outlive the l
       app.process.kill('SIGTERM');
       const [code, signal] = await exited;
       assert.ok(existsSync(marker), 'the app finished its SIGTERM handler before pyro-run exited');
-      const finalWork = cpuIngests(receiver).flatMap((ingest) => ingest.samples).filter((sample) => sample.stack.includes('finishWork'));
+      const finalWork = cpuIngests(receiver)
+        .flatMap((ingest) => ingest.samples)
+        .filter((sample) => sample.stack.includes('finishWork'));
       assert.ok(finalWork.length > 0, 'the last window, sampled during the SIGTERM handler, was uploaded before pyro-run exited');
       // npm ends by re-raising the SIGTERM its `sh -c` died of; pyro-run mirrors npm.
       assert.deepEqual([code, signal], [null, 'SIGTERM'], app.stderr);
@@ -217,7 +219,9 @@ describe('under a launcher, pyro-run ends after the app, which may outlive the l
     const shutdownTimeoutMs = 1000;
     /** npm's exit after the signal, on a loaded machine. */
     const testSlackMs = 5000;
-    const app = runCliChild(['--shutdown-timeout', String(shutdownTimeoutMs), ...npmStart], { env: { OTEL_TRACES_EXPORTER: 'none', PYRO_RUN_PROFILES: 'none', STOP_MS: 'never' } });
+    const app = runCliChild(['--shutdown-timeout', String(shutdownTimeoutMs), ...npmStart], {
+      env: { OTEL_TRACES_EXPORTER: 'none', PYRO_RUN_PROFILES: 'none', STOP_MS: 'never' },
+    });
     const appPid = Number((await app.line(/^ready (\d+)$/m))[1]);
     try {
       const exited = exitOf(app.process);

@@ -50,10 +50,15 @@ test('samples keep their request’s span when the system clock steps during the
   t.after(() => app.process.kill('SIGKILL'));
   const perStep = REQUESTS / STEPS.length;
   // Each stretch of the load starts with the clock stepped to its offset (paths are asked for in order).
-  await serveThenTerminate(app, (i) => {
-    if (i % perStep === 0) stepTo(STEPS[i / perStep]!);
-    return `/work/${i}`;
-  }, REQUESTS, IN_FLIGHT);
+  await serveThenTerminate(
+    app,
+    (i) => {
+      if (i % perStep === 0) stepTo(STEPS[i / perStep]!);
+      return `/work/${i}`;
+    },
+    REQUESTS,
+    IN_FLIGHT,
+  );
   assertLinked(receiver, SERVICE);
   assert.equal(serverSpans(receiver).length, REQUESTS);
   assertAttributed(t, receiver);

@@ -40,14 +40,11 @@ function statements(spans: readonly DecodedSpan[]): { system: string; text: stri
 function assertSanitized(found: readonly { system: string; text: string }[]): void {
   // The app's own SELECTs (Sequelize's sync asks the catalogue too).
   const selects = found.filter(({ text }) => /^SELECT/.test(text) && text.includes('email'));
-  assert.deepEqual(
-    selects.map(({ system, text }) => `${system}: ${text}`).sort(),
-    [
-      'mysql: SELECT ? AS email, ? AS amount',
-      'postgresql: SELECT "id", "email", "createdAt", "updatedAt" FROM "Users" AS "User" WHERE "User"."email" = ?;',
-      'postgresql: SELECT ? AS email, ? AS amount',
-    ],
-  );
+  assert.deepEqual(selects.map(({ system, text }) => `${system}: ${text}`).sort(), [
+    'mysql: SELECT ? AS email, ? AS amount',
+    'postgresql: SELECT "id", "email", "createdAt", "updatedAt" FROM "Users" AS "User" WHERE "User"."email" = ?;',
+    'postgresql: SELECT ? AS email, ? AS amount',
+  ]);
   for (const { text } of found) assert.ok(!text.includes('jane.doe') && !text.includes('4217'), text);
 }
 
@@ -71,7 +68,9 @@ test('over OTLP: the statements sent have ? for their literals', { skip }, async
 test('PYRO_RUN_DB_STATEMENTS=raw sends them as recorded', { skip }, async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
-  const app = runCli(['--db-statements', 'raw', fixture('apps/sql-literals.cjs')], { env: { ...env(), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PYRO_RUN_PROFILES: 'none' } });
+  const app = runCli(['--db-statements', 'raw', fixture('apps/sql-literals.cjs')], {
+    env: { ...env(), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PYRO_RUN_PROFILES: 'none' },
+  });
   t.after(() => app.process.kill('SIGKILL'));
   assert.equal((await app.exit(60_000)).code, 0, app.stderr);
   const raw = statements(receiver.spans).filter(({ text }) => text.includes("'jane.doe@example.com'"));

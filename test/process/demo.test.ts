@@ -50,11 +50,18 @@ test('npm run demo records the shop and its report shows each endpoint’s hot f
   for (const [endpoint, hot] of hotByEndpoint) {
     await page.click(`[data-testid="endpoint-row"][data-name="${endpoint}"]`);
     await page.waitForSelector(`[data-testid="flame-title"]:has-text("${endpoint}")`);
-    const top = (await frames(page)).filter((f) => !f.ancestor).sort((a, b) => b.self - a.self).slice(0, 3).map((f) => f.name);
+    const top = (await frames(page))
+      .filter((f) => !f.ancestor)
+      .sort((a, b) => b.self - a.self)
+      .slice(0, 3)
+      .map((f) => f.name);
     assert.ok(top.includes(hot), `${endpoint}: top self-time frames ${top.join(', ')} should include ${hot}`);
   }
   assert.deepEqual(errors, []);
-  assert.deepEqual(requests.filter((url) => !url.startsWith('file:')), []);
+  assert.deepEqual(
+    requests.filter((url) => !url.startsWith('file:')),
+    [],
+  );
 
   // What the report lists is the app's code by name: no anonymous function without its file and
   // line, and no frame of the agent's inside a stack (only its own leaf, named by its module).

@@ -31,7 +31,16 @@ const ROUTES: Route[] = ['checkout', 'products', 'checkout'];
 
 function send(base: string, route: Route, i: number): Promise<Response> {
   if (route === 'products') return fetch(`${base}/products/${(i * 37) % 2000}`);
-  return fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ id: 3, quantity: 2 }, { id: 42, quantity: 1 }] }) });
+  return fetch(`${base}/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      items: [
+        { id: 3, quantity: 2 },
+        { id: 42, quantity: 1 },
+      ],
+    }),
+  });
 }
 
 /** Sends every request to every app (rotating which goes first) until each answered WANTED per route or time is up; returns the answers per route. */
@@ -70,7 +79,9 @@ async function record(out: string): Promise<Recorded> {
   const runs = { base: '1', same: '1', slower: '1.3' };
   const apps: [string, Child][] = Object.entries(runs).map(([name, work]) => [
     name,
-    runCli(['--out', path.join(out, name), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], { env: { PORT: '0', SHOP_PRICE_CART_WORK: work } }),
+    runCli(['--out', path.join(out, name), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], {
+      env: { PORT: '0', SHOP_PRICE_CART_WORK: work },
+    }),
   ]);
   try {
     const bases = await Promise.all(apps.map(async ([, app]) => `http://127.0.0.1:${(await app.line(/listening (\d+)/))[1]}`));
@@ -91,7 +102,12 @@ async function diff(args: string[]) {
 }
 
 interface DiffJson {
-  endpoints: { name: string; beyondNoise: boolean; metrics: { cpuPerRequest?: { relativeChange: number; beyondNoise: boolean } }; functions: { function: { name: string; app: boolean } }[] }[];
+  endpoints: {
+    name: string;
+    beyondNoise: boolean;
+    metrics: { cpuPerRequest?: { relativeChange: number; beyondNoise: boolean } };
+    functions: { function: { name: string; app: boolean } }[];
+  }[];
   broken: { endpoint: string; metric: string; rule: string }[];
 }
 
@@ -123,7 +139,10 @@ describe('pyro-run diff on recordings of the example shop', { timeout: 240_000 }
       result.broken.map((b) => [b.endpoint, b.metric, b.rule]),
       [['POST /checkout', 'cpuPerRequest', 'cpu-per-request>+10%']],
     );
-    assert.match(json.stderr, /^pyro-run diff: POST \/checkout: CPU per request [\d.]+[µm]s → [\d.]+[µm]s \(\+[\d.]+[µm]s, \+\d+%\) breaks cpu-per-request>\+10%\n$/);
+    assert.match(
+      json.stderr,
+      /^pyro-run diff: POST \/checkout: CPU per request [\d.]+[µm]s → [\d.]+[µm]s \(\+[\d.]+[µm]s, \+\d+%\) breaks cpu-per-request>\+10%\n$/,
+    );
   });
 
   it('two recordings of the same code: no endpoint beyond the noise, --fail-on cpu-per-request>+10% exits 0', async (t) => {

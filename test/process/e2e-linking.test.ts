@@ -34,14 +34,39 @@ interface Variant {
 
 const variants: Variant[] = [
   { name: 'ESM app through `pyro-run node app.mjs`', start: (env) => runCli(['node', ESM_APP], { env }), traceIdLabel: true, acf: true },
-  { name: 'ESM app through `node --import pyro-run/register`', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env }), traceIdLabel: true, acf: true },
+  {
+    name: 'ESM app through `node --import pyro-run/register`',
+    start: (env) => runNode(['--import', REGISTER, ESM_APP], { env }),
+    traceIdLabel: true,
+    acf: true,
+  },
   { name: 'CJS app through `pyro-run app.cjs`', start: (env) => runCli([CJS_APP], { env }), traceIdLabel: false, acf: true },
-  { name: 'CJS app through `node --require pyro-run/register`', start: (env) => runNode(['--require', REGISTER, CJS_APP], { env }), traceIdLabel: true, acf: true },
-  { name: 'Node 22 without AsyncContextFrame (`node22 --import`)', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env, node: NODE22 }), traceIdLabel: true, acf: false },
+  {
+    name: 'CJS app through `node --require pyro-run/register`',
+    start: (env) => runNode(['--require', REGISTER, CJS_APP], { env }),
+    traceIdLabel: true,
+    acf: true,
+  },
+  {
+    name: 'Node 22 without AsyncContextFrame (`node22 --import`)',
+    start: (env) => runNode(['--import', REGISTER, ESM_APP], { env, node: NODE22 }),
+    traceIdLabel: true,
+    acf: false,
+  },
   { name: 'Node 26 (`node26 --import`)', start: (env) => runNode(['--import', REGISTER, ESM_APP], { env, node: NODE26 }), traceIdLabel: true, acf: true },
   { name: 'Node 22 through the CLI, which turns AsyncContextFrame on', start: (env) => runCli([NODE22, CJS_APP], { env }), traceIdLabel: true, acf: true },
-  { name: '"type": "module" app, top-level await + dynamic import() of express, through `pyro-run app.js`', start: (env) => runCli([ESM_PACKAGE_APP], { env }), traceIdLabel: true, acf: true },
-  { name: 'mixed app (ESM importing CJS that requires express) through `pyro-run node app.mjs`', start: (env) => runCli(['node', MIXED_APP], { env }), traceIdLabel: false, acf: true },
+  {
+    name: '"type": "module" app, top-level await + dynamic import() of express, through `pyro-run app.js`',
+    start: (env) => runCli([ESM_PACKAGE_APP], { env }),
+    traceIdLabel: true,
+    acf: true,
+  },
+  {
+    name: 'mixed app (ESM importing CJS that requires express) through `pyro-run node app.mjs`',
+    start: (env) => runCli(['node', MIXED_APP], { env }),
+    traceIdLabel: false,
+    acf: true,
+  },
 ];
 
 for (const variant of variants) {
@@ -59,7 +84,10 @@ for (const variant of variants) {
       // The sampler's tree is gathered several times a window (gather-pace.ts), and what follows
       // holds for windows made of several trees.
       const stops = [...app.stderr.matchAll(/profile window: (\d+) stops/g)].map((match) => Number(match[1]));
-      assert.ok(stops.some((count) => count >= 2), `windows gathered in several stops: ${stops.join(', ')}`);
+      assert.ok(
+        stops.some((count) => count >= 2),
+        `windows gathered in several stops: ${stops.join(', ')}`,
+      );
       // No stop is so close to another that its profile could be empty: the sampler would read
       // that as V8's profiler being stuck and restart it.
       assert.doesNotMatch(app.stderr, /V8 profiler stopped sampling/);

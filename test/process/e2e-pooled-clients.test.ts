@@ -93,10 +93,24 @@ const onNode22WithoutFrames = (env: Record<string, string>) => runNode(['--impor
 
 const byValue: (Run & { name: string; needs: Needed[] })[] = [
   { name: 'pg with a Pool(max 2)', client: 'pg', server: startPostgres, dbSystem: 'postgresql', needs: ['postgresql'] },
-  { name: 'pg with a Pool(max 2), Node 22 without AsyncContextFrame', client: 'pg', server: startPostgres, dbSystem: 'postgresql', start: onNode22WithoutFrames, needs: ['postgresql'] },
+  {
+    name: 'pg with a Pool(max 2), Node 22 without AsyncContextFrame',
+    client: 'pg',
+    server: startPostgres,
+    dbSystem: 'postgresql',
+    start: onNode22WithoutFrames,
+    needs: ['postgresql'],
+  },
   { name: 'mysql2 with a pool of 2', client: 'mysql2', server: startMariaDb, dbSystem: 'mysql', needs: ['mariadb'] },
   { name: 'ioredis 6, one connection', client: 'ioredis', server: startRedis, dbSystem: 'redis', needs: ['redis'] },
-  { name: 'ioredis 6, one connection, Node 22 without AsyncContextFrame', client: 'ioredis', server: startRedis, dbSystem: 'redis', start: onNode22WithoutFrames, needs: ['redis'] },
+  {
+    name: 'ioredis 6, one connection, Node 22 without AsyncContextFrame',
+    client: 'ioredis',
+    server: startRedis,
+    dbSystem: 'redis',
+    start: onNode22WithoutFrames,
+    needs: ['redis'],
+  },
   // Node's http client needs no hook: its parser calls back in the context of the request that sent it.
   { name: 'http.Agent keeping 2 sockets alive', client: 'http', server: startRowsBackend, env: { ROWS: '4000' }, needs: [] },
 ];
@@ -107,19 +121,31 @@ async function assertRepliesAttributed(t: TestContext, run: Run): Promise<void> 
 }
 
 for (const run of byValue) {
-  test(`${run.name}: each reply's decoding carries the span of the request whose reply it is`, { timeout: 180_000, skip: skipUnless(...run.needs) }, (t) => assertRepliesAttributed(t, run));
+  test(`${run.name}: each reply's decoding carries the span of the request whose reply it is`, { timeout: 180_000, skip: skipUnless(...run.needs) }, (t) =>
+    assertRepliesAttributed(t, run),
+  );
 }
 
 // ioredis 5, installed as itself (the instrumentations know a package by its name, not an alias).
-test('ioredis 5, one connection: each reply\'s decoding carries the span of the request whose reply it is', { timeout: NPM_TIMEOUT_MS + 180_000, skip: skipUnless('redis') }, async (t) => {
+test("ioredis 5, one connection: each reply's decoding carries the span of the request whose reply it is", {
+  timeout: NPM_TIMEOUT_MS + 180_000,
+  skip: skipUnless('redis'),
+}, async (t) => {
   const project = fresh();
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'ioredis5', private: true, dependencies: { ioredis: IOREDIS_5 } }));
   npm(['install', '--no-package-lock'], project);
-  await assertRepliesAttributed(t, { client: 'ioredis', server: startRedis, dbSystem: 'redis', env: { IOREDIS_PACKAGE: path.join(project, 'node_modules/ioredis') } });
+  await assertRepliesAttributed(t, {
+    client: 'ioredis',
+    server: startRedis,
+    dbSystem: 'redis',
+    env: { IOREDIS_PACKAGE: path.join(project, 'node_modules/ioredis') },
+  });
 });
 
 // pg 8.16, installed as itself: its client keeps the active query and the queue under their old names.
-test("pg 8.16 with a Pool(max 2): each reply's decoding carries the span of the request whose reply it is", { timeout: NPM_TIMEOUT_MS + 180_000 }, async (t) => {
+test("pg 8.16 with a Pool(max 2): each reply's decoding carries the span of the request whose reply it is", {
+  timeout: NPM_TIMEOUT_MS + 180_000,
+}, async (t) => {
   const project = fresh();
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'pg816', private: true, dependencies: { pg: PG_8_16 } }));
   npm(['install', '--no-package-lock'], project);
@@ -127,7 +153,11 @@ test("pg 8.16 with a Pool(max 2): each reply's decoding carries the span of the 
 });
 
 /** Samples with a frame matching `frame`, and how many of those carry the span of a request that `accept`s them. */
-function framesLabelled(receiver: Receiver, frame: (name: string, file: string) => boolean, accept: (seq: number) => boolean): { total: number; right: number } {
+function framesLabelled(
+  receiver: Receiver,
+  frame: (name: string, file: string) => boolean,
+  accept: (seq: number) => boolean,
+): { total: number; right: number } {
   const seqOf = new Map(serverSpans(receiver).map((span) => [span.spanId, Number(String(span.attributes['url.path']).split('/')[2])]));
   let total = 0;
   let right = 0;
@@ -155,10 +185,24 @@ const KIND_FRAMES = [
 for (const pkg of ['redis', 'redis5']) {
   test(`node-redis (${pkg}), one connection: each reply's decoding carries the span of a request of its kind`, { timeout: 180_000 }, async (t) => {
     const receiver = await runPooledApp(t, { client: 'redis', server: startRedis, dbSystem: 'redis', env: { REDIS_PACKAGE: pkg, ROWS: '20000' } });
-    const decoding = framesLabelled(receiver, (name) => name.startsWith('#decode'), () => true);
+    const decoding = framesLabelled(
+      receiver,
+      (name) => name.startsWith('#decode'),
+      () => true,
+    );
     t.diagnostic(`${decoding.right} of ${decoding.total} decoder CPU samples carry a request's span_id`);
-    assert.ok(decoding.total >= 200 && decoding.right / decoding.total >= 0.95, `${decoding.right} of ${decoding.total} decoder samples carry a request's span_id`);
-    const exclusive = KIND_FRAMES.map(({ kind, frame }) => ({ kind, ...framesLabelled(receiver, (name) => frame.test(name), (seq) => KINDS[seq % KINDS.length] === kind) }));
+    assert.ok(
+      decoding.total >= 200 && decoding.right / decoding.total >= 0.95,
+      `${decoding.right} of ${decoding.total} decoder samples carry a request's span_id`,
+    );
+    const exclusive = KIND_FRAMES.map(({ kind, frame }) => ({
+      kind,
+      ...framesLabelled(
+        receiver,
+        (name) => frame.test(name),
+        (seq) => KINDS[seq % KINDS.length] === kind,
+      ),
+    }));
     t.diagnostic(exclusive.map((e) => `${e.right}/${e.total} in ${e.kind}-only decoding carry a ${e.kind} request's span`).join('; '));
     const total = exclusive.reduce((sum, e) => sum + e.total, 0);
     const right = exclusive.reduce((sum, e) => sum + e.right, 0);
@@ -166,9 +210,15 @@ for (const pkg of ['redis', 'redis5']) {
   });
 }
 
-test("fetch (Node's undici, keep-alive connections reused): response parsing carries the span of the request waiting on it", { timeout: 180_000 }, async (t) => {
+test("fetch (Node's undici, keep-alive connections reused): response parsing carries the span of the request waiting on it", {
+  timeout: 180_000,
+}, async (t) => {
   const receiver = await runPooledApp(t, { client: 'fetch', server: startRowsBackend, env: { ROWS: '40000' } });
-  const parsing = framesLabelled(receiver, (_name, file) => file.startsWith('node:internal/deps/undici'), () => true);
+  const parsing = framesLabelled(
+    receiver,
+    (_name, file) => file.startsWith('node:internal/deps/undici'),
+    () => true,
+  );
   t.diagnostic(`${parsing.right} of ${parsing.total} CPU samples in Node's undici carry a request's span_id`);
   assert.ok(parsing.total >= 50 && parsing.right / parsing.total >= 0.95, `${parsing.right} of ${parsing.total} undici samples carry a request's span_id`);
 });

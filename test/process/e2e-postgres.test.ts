@@ -86,15 +86,22 @@ function assertQuerySpansUnderRequests(receiver: Receiver, requests: DecodedSpan
     const root = rootOf(span, byId);
     assert.equal(root.traceId, span.traceId);
     // Outside requests, only the example's schema check and seeding, before it listened.
-    if (!requestIds.has(root.spanId)) assert.ok(span.endTimeUnixNano <= listeningAt + CLOCK_SLACK_NS, `${span.name} outside any request, after start: root ${root.name}`);
+    if (!requestIds.has(root.spanId))
+      assert.ok(span.endTimeUnixNano <= listeningAt + CLOCK_SLACK_NS, `${span.name} outside any request, after start: root ${root.name}`);
   }
   for (const request of requests) {
-    const reports = queries.filter((span) => rootOf(span, byId) === request && /FROM orders o JOIN order_items/.test(String(span.attributes['db.query.text'] ?? span.attributes['db.statement'])));
+    const reports = queries.filter(
+      (span) =>
+        rootOf(span, byId) === request && /FROM orders o JOIN order_items/.test(String(span.attributes['db.query.text'] ?? span.attributes['db.statement'])),
+    );
     assert.equal(reports.length, 1, `request ${request.spanId}: one revenue query span under it, got ${reports.length}`);
   }
 }
 
-test('express + pg through the CLI: query spans under the request, report CPU and pg frames labelled with it', { timeout: 180_000, skip: skipUnless('postgresql') }, async (t) => {
+test('express + pg through the CLI: query spans under the request, report CPU and pg frames labelled with it', {
+  timeout: 180_000,
+  skip: skipUnless('postgresql'),
+}, async (t) => {
   const db = await startPostgres();
   t.after(() => db.stop());
   const receiver = await startReceiver();
@@ -133,7 +140,13 @@ test('express + pg through the CLI: query spans under the request, report CPU an
   const right = count(report.filter((s) => requestOf(s) !== undefined));
   t.diagnostic(`attribution ${((right / total) * 100).toFixed(2)}%: ${right}/${total} buildRevenueReport CPU samples carry a running request's span_id`);
   assert.ok(total >= 200, `too few CPU samples in buildRevenueReport to judge: ${total}`);
-  assert.ok(right / total >= 0.99, `attribution ${((right / total) * 100).toFixed(2)}% (${total - right} of ${total} samples wrong: ${wrongKinds(report.filter((s) => requestOf(s) === undefined), requestById)})`);
+  assert.ok(
+    right / total >= 0.99,
+    `attribution ${((right / total) * 100).toFixed(2)}% (${total - right} of ${total} samples wrong: ${wrongKinds(
+      report.filter((s) => requestOf(s) === undefined),
+      requestById,
+    )})`,
+  );
 
   // Traces that opened one of the pool's connections (see the row-parsing check below).
   const openers = new Set(receiver.spans.filter((span) => span.name === 'pg.connect').map((span) => span.traceId));
@@ -141,7 +154,9 @@ test('express + pg through the CLI: query spans under the request, report CPU an
   const pgUnderRequests = samples.filter((s) => requestOf(s) !== undefined && s.frames.some(isPgFrame));
   const ownQuery = pgUnderRequests.filter((s) => !openers.has(requestOf(s)!.traceId));
   const pgFunctions = new Set(pgUnderRequests.flatMap((s) => s.frames.filter(isPgFrame).map((f) => `${f.name} (${f.file.replace(/.*\/node_modules\//, '')})`)));
-  t.diagnostic(`${pgUnderRequests.length} CPU/wall samples labelled with a request have pg frames (${ownQuery.length} in requests that opened no connection): ${[...pgFunctions].sort().join(', ')}`);
+  t.diagnostic(
+    `${pgUnderRequests.length} CPU/wall samples labelled with a request have pg frames (${ownQuery.length} in requests that opened no connection): ${[...pgFunctions].sort().join(', ')}`,
+  );
   assert.ok(pgUnderRequests.length > 0, 'no sample labelled with a request span has frames from node_modules/pg');
 
   // A pooled connection's socket runs its callbacks in the async context it was opened in: pg's

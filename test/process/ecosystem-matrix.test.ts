@@ -21,9 +21,15 @@ const APP_EXIT_CODE = 7;
 
 describe('unsupported Node (20): one warning, the app runs uninstrumented, its exit code unchanged', () => {
   const launches: { name: string; start: (out: string) => Child }[] = [
-    { name: '`node20 --import pyro-run/register app.mjs`', start: (out) => runNode(['--import', registerPath, OTEL_AND_EXIT, String(APP_EXIT_CODE)], { node: NODE20, env: { PYRO_RUN_OUTPUT_DIR: out } }) },
+    {
+      name: '`node20 --import pyro-run/register app.mjs`',
+      start: (out) => runNode(['--import', registerPath, OTEL_AND_EXIT, String(APP_EXIT_CODE)], { node: NODE20, env: { PYRO_RUN_OUTPUT_DIR: out } }),
+    },
     { name: '`pyro-run node20 app.mjs` (the CLI on Node 24)', start: (out) => runCli(['--out', out, NODE20, OTEL_AND_EXIT, String(APP_EXIT_CODE)]) },
-    { name: '`pyro-run app.mjs` with the CLI itself on Node 20', start: (out) => runCli(['--out', out, OTEL_AND_EXIT, String(APP_EXIT_CODE)], { node: NODE20 }) },
+    {
+      name: '`pyro-run app.mjs` with the CLI itself on Node 20',
+      start: (out) => runCli(['--out', out, OTEL_AND_EXIT, String(APP_EXIT_CODE)], { node: NODE20 }),
+    },
   ];
   for (const launch of launches) {
     test(launch.name, async () => {
@@ -51,7 +57,10 @@ test('`pyro-run npx tsx app.mts`: the app is traced and profiled, npx and the ts
   const out = fresh();
   const requests = 30;
   // From the fixtures folder npx finds the repository's tsx, as it finds a project's own.
-  const app = runCli(['--out', out, '--quiet', '--sampling-interval', '2000', 'npx', 'tsx', 'tsx-app.mts'], { cwd: fixture('ecosystem'), env: { OTEL_SERVICE_NAME: 'tsx-app' } });
+  const app = runCli(['--out', out, '--quiet', '--sampling-interval', '2000', 'npx', 'tsx', 'tsx-app.mts'], {
+    cwd: fixture('ecosystem'),
+    env: { OTEL_SERVICE_NAME: 'tsx-app' },
+  });
   const [, port, appPid] = await app.line(/listening (\d+) pid (\d+)/, 60_000);
   await load(`http://127.0.0.1:${port}`, (i) => `/n/${i}`, requests, 2);
   app.process.kill('SIGTERM');
@@ -66,9 +75,13 @@ test('`pyro-run npx tsx app.mts`: the app is traced and profiled, npx and the ts
   assert.equal(servers.length, requests);
   for (const span of servers) assert.equal(span.attributes['pyroscope.profile.id'], span.spanId);
   const serverIds = new Set(servers.map((span) => span.spanId));
-  const hot = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('crunchTypeScript'));
+  const hot = run.profiles
+    .filter((p) => p.type === 'cpu')
+    .flatMap((p) => p.samples)
+    .filter((s) => s.stack.includes('crunchTypeScript'));
   assert.ok(hot.length > 0, 'crunchTypeScript was sampled');
-  for (const sample of hot) assert.ok(serverIds.has(sample.labels.span_id ?? ''), `a crunchTypeScript sample carries the span_id of a request: ${JSON.stringify(sample.labels)}`);
+  for (const sample of hot)
+    assert.ok(serverIds.has(sample.labels.span_id ?? ''), `a crunchTypeScript sample carries the span_id of a request: ${JSON.stringify(sample.labels)}`);
 });
 
 describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => {
@@ -112,17 +125,24 @@ describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => 
     assert.equal(container.stderr, '', 'no warning: the installed binary is PID 1');
   });
 
-  test('`npx pyro-run node app` as PID 1 (npx as the ENTRYPOINT): a warning at start says SIGTERM will not reach the app and what to write instead', { skip: unavailable }, async () => {
+  test('`npx pyro-run node app` as PID 1 (npx as the ENTRYPOINT): a warning at start says SIGTERM will not reach the app and what to write instead', {
+    skip: unavailable,
+  }, async () => {
     const dir = fresh();
     mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
     // pyro-run installed in the image, its bin linked as npm links it.
     writeFileSync(path.join(dir, 'node_modules/.bin/pyro-run'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`, { mode: 0o755 });
     writeFileSync(path.join(dir, 'package.json'), '{"name":"app","version":"1.0.0"}');
     const env = childEnv({ PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' });
-    const container = new Child(spawn('unshare', [...UNSHARE_ARGS, 'npx', 'pyro-run', 'node', fixture('cli/exit-with.mjs'), '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const container = new Child(
+      spawn('unshare', [...UNSHARE_ARGS, 'npx', 'pyro-run', 'node', fixture('cli/exit-with.mjs'), '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     const exit = await container.exit();
     assert.equal(exit.code, 0, container.stderr);
-    assert.match(container.stderr, /^pyro-run: warning: npx \(npm exec\) is PID 1 here, .*\(ENTRYPOINT \["node_modules\/\.bin\/pyro-run", "node", "server\.js"\]\)/m);
+    assert.match(
+      container.stderr,
+      /^pyro-run: warning: npx \(npm exec\) is PID 1 here, .*\(ENTRYPOINT \["node_modules\/\.bin\/pyro-run", "node", "server\.js"\]\)/m,
+    );
   });
 
   test('`pyro-run npm start` as PID 1: the app, still stopping when npm has exited, finishes and flushes', { skip: unavailable }, async () => {
@@ -131,7 +151,11 @@ describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => 
     // Longer than the 1 s that pyro-run, as PID 1, lingered after npm's exit before the fix anyway:
     // the self-kill of mirrorExit is ignored by a PID 1, so it falls back to exit(143) a second later.
     const stopMs = 2500;
-    const container = cliAsPid1(['npm', 'start'], fixture('cli/launcher'), out, { OTEL_SERVICE_NAME: 'launcher-app', STOP_MARKER: marker, STOP_MS: String(stopMs) });
+    const container = cliAsPid1(['npm', 'start'], fixture('cli/launcher'), out, {
+      OTEL_SERVICE_NAME: 'launcher-app',
+      STOP_MARKER: marker,
+      STOP_MS: String(stopMs),
+    });
     await container.line(/^ready \d+$/m);
     process.kill(pid1Of(container.process.pid!), 'SIGTERM');
     const exit = await container.exit();
@@ -139,7 +163,10 @@ describe('the Docker example’s ENTRYPOINT as PID 1 of a PID namespace', () => 
     assert.ok(existsSync(marker), 'the app finished its SIGTERM handler');
     const run = readRecording(out);
     assert.equal(run.manifest.complete, true);
-    assert.ok(run.profiles.flatMap((p) => p.samples).some((s) => s.stack.includes('finishWork')), 'the last window, from the SIGTERM handler, was recorded');
+    assert.ok(
+      run.profiles.flatMap((p) => p.samples).some((s) => s.stack.includes('finishWork')),
+      'the last window, from the SIGTERM handler, was recorded',
+    );
     // npm died of the SIGTERM it re-raised; PID 1 cannot die of its own signal, so pyro-run exits 128 + 15.
     assert.equal(exit.code, signalExitCode('SIGTERM'), container.stderr);
   });

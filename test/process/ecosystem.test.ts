@@ -69,7 +69,9 @@ for (const family of families) {
 
 test('a module set twice (NODE_OPTIONS and --import) starts once', async () => {
   const out = fresh();
-  const app = runNode(['--import', registerPath, fixture('ecosystem/fork-child.cjs')], { env: { NODE_OPTIONS: `--import=${registerPath}`, PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on' } });
+  const app = runNode(['--import', registerPath, fixture('ecosystem/fork-child.cjs')], {
+    env: { NODE_OPTIONS: `--import=${registerPath}`, PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on' },
+  });
   const exit = await app.exit();
   assert.equal(exit.code, 0, app.stderr);
   assert.equal(readdirSync(out).length, 1, 'one agent, one recording');

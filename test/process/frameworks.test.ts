@@ -18,7 +18,8 @@ import { scratchDirs } from '../support/scratch.js';
 const { fresh } = scratchDirs('pyro-run-frameworks-');
 
 /** Each name with how often it occurs, sorted by name. */
-const tally = (names: readonly string[]) => [...names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>())].sort(([a], [b]) => (a < b ? -1 : 1));
+const tally = (names: readonly string[]) =>
+  [...names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>())].sort(([a], [b]) => (a < b ? -1 : 1));
 
 test('fastify 5: each route is its own endpoint with its exact count, and its root spans and profiles carry the route', async (t) => {
   const out = fresh();
@@ -44,10 +45,13 @@ test('fastify 5: each route is its own endpoint with its exact count, and its ro
   const report = runCli(['report', run.dir, '--json']);
   assert.equal((await report.exit()).code, 0, report.stderr);
   const { endpoints } = JSON.parse(report.stdout) as { endpoints: { name: string; count: number }[] };
-  assert.deepEqual(endpoints.map((e) => [e.name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)), expected);
+  assert.deepEqual(
+    endpoints.map((e) => [e.name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)),
+    expected,
+  );
 });
 
-test('express 5: each layer is one span, as on express 4 — router\'s instrumentation stands down where express\'s spans; a plain router keeps its spans', async (t) => {
+test("express 5: each layer is one span, as on express 4 — router's instrumentation stands down where express's spans; a plain router keeps its spans", async (t) => {
   const out = fresh();
   const app = runCli(['--out', out, '--quiet', fixture('apps/express-layers.cjs')]);
   t.after(() => app.process.kill('SIGKILL'));
@@ -86,7 +90,12 @@ test('express 5: each layer is one span, as on express 4 — router\'s instrumen
   for (const root of roots) {
     const below = spans.filter((span) => span.traceId === root.traceId && span !== root);
     assert.deepEqual(tally(below.map((span) => `${scope(span.scope.name)}: ${span.name}`)), expectedLayers[root.name], root.name);
-    for (const span of below) assert.equal(span.parentSpanId === root.spanId || below.some((other) => other.spanId === span.parentSpanId), true, `${span.name} is in its request's tree`);
+    for (const span of below)
+      assert.equal(
+        span.parentSpanId === root.spanId || below.some((other) => other.spanId === span.parentSpanId),
+        true,
+        `${span.name} is in its request's tree`,
+      );
   }
 });
 
@@ -94,11 +103,17 @@ test('express 5: each layer is one span, as on express 4 — router\'s instrumen
 async function reportEndpoints(runDir: string): Promise<Map<string, { count: number; top: string[] }>> {
   const report = runCli(['report', runDir, '--json']);
   assert.equal((await report.exit()).code, 0, report.stderr);
-  const json = JSON.parse(report.stdout) as { endpoints: { name: string; count: number; topSelf: { frame: number }[] }[]; frames: { name: number[] }; strings: string[] };
+  const json = JSON.parse(report.stdout) as {
+    endpoints: { name: string; count: number; topSelf: { frame: number }[] }[];
+    frames: { name: number[] };
+    strings: string[];
+  };
   return new Map(json.endpoints.map((e) => [e.name, { count: e.count, top: e.topSelf.map((t) => json.strings[json.frames.name[t.frame]!]!) }]));
 }
 
-test('Next.js 16 (app router) through `pyro-run npx next start`: its routes are the endpoints, its own functions named, the service its package.json name', { timeout: NPM_TIMEOUT_MS + 180_000 }, async (t) => {
+test('Next.js 16 (app router) through `pyro-run npx next start`: its routes are the endpoints, its own functions named, the service its package.json name', {
+  timeout: NPM_TIMEOUT_MS + 180_000,
+}, async (t) => {
   const project = fresh();
   cpSync(fixture('next-app'), project, { recursive: true });
   npm(['install', '--no-package-lock'], project);
@@ -107,7 +122,27 @@ test('Next.js 16 (app router) through `pyro-run npx next start`: its routes are 
 
   const out = fresh();
   const port = await freePort();
-  const app = runCli(['--out', out, '--quiet', '--log-level', 'debug', '--flush-interval', '1000', '--sampling-interval', '2000', 'npx', 'next', 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: project, env: { NEXT_TELEMETRY_DISABLED: '1' } });
+  const app = runCli(
+    [
+      '--out',
+      out,
+      '--quiet',
+      '--log-level',
+      'debug',
+      '--flush-interval',
+      '1000',
+      '--sampling-interval',
+      '2000',
+      'npx',
+      'next',
+      'start',
+      '-p',
+      String(port),
+      '-H',
+      '127.0.0.1',
+    ],
+    { cwd: project, env: { NEXT_TELEMETRY_DISABLED: '1' } },
+  );
   t.after(() => app.process.kill('SIGKILL'));
   await app.line(/Ready in/, 60_000);
   // The maps under .next/ are found from the project folder (the entry script is next's own), and
@@ -122,15 +157,23 @@ test('Next.js 16 (app router) through `pyro-run npx next start`: its routes are 
   const run = readRecording(out);
   assert.equal(run.manifest.service, 'next-shop');
   const endpoints = await reportEndpoints(run.dir);
-  assert.deepEqual([...endpoints].map(([name, e]) => [name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)), [
-    ['GET /', requests / 2],
-    ['GET /api/work', requests / 2],
-  ]);
-  assert.ok(endpoints.get('GET /api/work')?.top.includes('work_next'), `work_next among the top self time of GET /api/work: ${endpoints.get('GET /api/work')?.top}`);
+  assert.deepEqual(
+    [...endpoints].map(([name, e]) => [name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)),
+    [
+      ['GET /', requests / 2],
+      ['GET /api/work', requests / 2],
+    ],
+  );
+  assert.ok(
+    endpoints.get('GET /api/work')?.top.includes('work_next'),
+    `work_next among the top self time of GET /api/work: ${endpoints.get('GET /api/work')?.top}`,
+  );
   assert.ok(endpoints.get('GET /')?.top.includes('render_home'), `render_home among the top self time of GET /: ${endpoints.get('GET /')?.top}`);
 });
 
-test('NestJS 12 with its shutdown hooks: routes as endpoints, its functions named, and SIGTERM ends it as it would without pyro-run (143), flushed first', { timeout: NPM_TIMEOUT_MS + 120_000 }, async (t) => {
+test('NestJS 12 with its shutdown hooks: routes as endpoints, its functions named, and SIGTERM ends it as it would without pyro-run (143), flushed first', {
+  timeout: NPM_TIMEOUT_MS + 120_000,
+}, async (t) => {
   const project = fresh();
   cpSync(fixture('nest-app'), project, { recursive: true });
   npm(['install', '--no-package-lock'], project);
@@ -151,15 +194,23 @@ test('NestJS 12 with its shutdown hooks: routes as endpoints, its functions name
   // One window, at 60 s: what was profiled came in the flush at SIGTERM.
   assert.ok(run.manifest.counts.windows >= 1, 'the last window was flushed');
   const endpoints = await reportEndpoints(run.dir);
-  assert.deepEqual([...endpoints].map(([name, e]) => [name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)), [
-    ['GET /api/health', requests / 2],
-    ['GET /api/work/:id', requests / 2],
-  ]);
-  assert.ok(endpoints.get('GET /api/work/:id')?.top.includes('work_nest'), `work_nest among the top self time of GET /api/work/:id: ${endpoints.get('GET /api/work/:id')?.top}`);
+  assert.deepEqual(
+    [...endpoints].map(([name, e]) => [name, e.count]).sort(([a], [b]) => (a! < b! ? -1 : 1)),
+    [
+      ['GET /api/health', requests / 2],
+      ['GET /api/work/:id', requests / 2],
+    ],
+  );
+  assert.ok(
+    endpoints.get('GET /api/work/:id')?.top.includes('work_nest'),
+    `work_nest among the top self time of GET /api/work/:id: ${endpoints.get('GET /api/work/:id')?.top}`,
+  );
 });
 
 for (const mode of ['cluster', 'fork'] as const) {
-  test(`PM2 7 in ${mode} mode, \`pyro-run npx pm2 start ecosystem.config.cjs\`: each app process is recorded under its PM2 name with the ecosystem file's settings, PM2's own processes are not`, { timeout: NPM_TIMEOUT_MS + 120_000 }, async (t) => {
+  test(`PM2 7 in ${mode} mode, \`pyro-run npx pm2 start ecosystem.config.cjs\`: each app process is recorded under its PM2 name with the ecosystem file's settings, PM2's own processes are not`, {
+    timeout: NPM_TIMEOUT_MS + 120_000,
+  }, async (t) => {
     const project = fresh();
     cpSync(fixture('pm2-app'), project, { recursive: true });
     npm(['install', '--no-package-lock'], project);

@@ -49,20 +49,31 @@ test('with heap on, every window sends a memory profile, and the in-use space is
   for (const ingest of memory) {
     assert.deepEqual(ingest.profileTypeIds.sort(), ['memory:inuse_objects:count:inuse_space:bytes', 'memory:inuse_space:bytes:inuse_space:bytes']);
     assert.equal(ingest.seriesLabels.service_name, 'memory-app');
-    assert.ok(ingest.samples.every((sample) => sample.labels.span_id === undefined), 'memory samples carry no span (V8 records no context with them)');
+    assert.ok(
+      ingest.samples.every((sample) => sample.labels.span_id === undefined),
+      'memory samples carry no span (V8 records no context with them)',
+    );
   }
   const last = memory.sort((a, b) => a.from - b.from).at(-1)!;
   const { share, bytes } = inUseShare(last, RETAINER);
   t.diagnostic(`last window: ${(bytes / 1e6).toFixed(1)} MB in use, ${(share * 100).toFixed(1)}% under ${RETAINER}`);
   assert.ok(bytes > 40e6, `in-use bytes ${bytes}`);
   assert.ok(share >= 0.5, `share under ${RETAINER}: ${share}`);
-  assert.ok(!last.samples.some((sample) => sample.stack.includes('churn_garbage') && (sample.values.inuse_space ?? 0) > bytes / 4), 'the churned garbage is not what is in use');
+  assert.ok(
+    !last.samples.some((sample) => sample.stack.includes('churn_garbage') && (sample.values.inuse_space ?? 0) > bytes / 4),
+    'the churned garbage is not what is in use',
+  );
 });
 
-test('in local mode, every window records a memory profile, and the summary, report --json and the page put the in-use memory under the function that keeps it', { timeout: 120_000, skip: skipUnless('chromium') }, async (t) => {
+test('in local mode, every window records a memory profile, and the summary, report --json and the page put the in-use memory under the function that keeps it', {
+  timeout: 120_000,
+  skip: skipUnless('chromium'),
+}, async (t) => {
   const base = mkdtempSync(path.join(tmpdir(), 'pyro-run-heap-'));
   t.after(() => rmSync(base, { recursive: true, force: true }));
-  const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), fixture('apps/memory.cjs')], { env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });
+  const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), fixture('apps/memory.cjs')], {
+    env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' },
+  });
   t.after(() => app.process.kill('SIGKILL'));
   const exit = await app.exit();
   assert.equal(exit.code, 0, app.stderr);
@@ -103,10 +114,15 @@ test('in local mode, every window records a memory profile, and the summary, rep
   assert.deepEqual(errors, []);
 });
 
-test('allocation profiles (Node 26): every window sends what was allocated in it, filed as memory, most of it by the function that churns', { timeout: 120_000 }, async (t) => {
+test('allocation profiles (Node 26): every window sends what was allocated in it, filed as memory, most of it by the function that churns', {
+  timeout: 120_000,
+}, async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
-  const app = runCli(['--profiles', 'cpu,alloc', fixture('apps/memory.cjs')], { node: NODE26, env: { OTEL_SERVICE_NAME: 'alloc-app', ...linkedEnv(receiver) } });
+  const app = runCli(['--profiles', 'cpu,alloc', fixture('apps/memory.cjs')], {
+    node: NODE26,
+    env: { OTEL_SERVICE_NAME: 'alloc-app', ...linkedEnv(receiver) },
+  });
   t.after(() => app.process.kill('SIGKILL'));
   const exit = await app.exit();
   assert.equal(exit.code, 0, app.stderr);
@@ -114,7 +130,8 @@ test('allocation profiles (Node 26): every window sends what was allocated in it
   const alloc = receiver.ingests.filter((ingest) => ingest.metricName === 'memory');
   assert.ok(alloc.length >= 3, `windows: ${alloc.length}`);
   assert.deepEqual(alloc.map((ingest) => ingest.from).sort(), cpu.map((ingest) => ingest.from).sort(), 'one allocation profile per window');
-  for (const ingest of alloc) assert.deepEqual(ingest.profileTypeIds.sort(), ['memory:alloc_objects:count:alloc_space:bytes', 'memory:alloc_space:bytes:alloc_space:bytes']);
+  for (const ingest of alloc)
+    assert.deepEqual(ingest.profileTypeIds.sort(), ['memory:alloc_objects:count:alloc_space:bytes', 'memory:alloc_space:bytes:alloc_space:bytes']);
   // After the first window (which holds the retaining loop at start), a window's allocations are the churn's.
   const later = alloc.sort((a, b) => a.from - b.from).slice(1);
   let total = 0;
@@ -130,7 +147,9 @@ test('allocation profiles (Node 26): every window sends what was allocated in it
 test('allocation profiles before Node 26: one warning, and the other profiles go on', async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
-  const app = runCli(['--profiles', 'cpu,alloc', fixture('apps/memory.cjs')], { env: { OTEL_SERVICE_NAME: 'alloc-app', MEMORY_RUN_MS: '1500', ...linkedEnv(receiver) } });
+  const app = runCli(['--profiles', 'cpu,alloc', fixture('apps/memory.cjs')], {
+    env: { OTEL_SERVICE_NAME: 'alloc-app', MEMORY_RUN_MS: '1500', ...linkedEnv(receiver) },
+  });
   t.after(() => app.process.kill('SIGKILL'));
   assert.equal((await app.exit()).code, 0, app.stderr);
   assert.match(app.stderr, /allocation profiles need Node\.js 26 or newer/);

@@ -13,12 +13,19 @@ const MIB = 1024 * 1024;
 
 async function run(env: Record<string, string>) {
   const receiver = await startReceiver({ maxTracesBodyBytes: MIB });
-  const app = runNode(['--import', registerPath, fixture('apps/huge-spans.cjs')], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PYROSCOPE_SERVER_ADDRESS: receiver.url, ...env } });
+  const app = runNode(['--import', registerPath, fixture('apps/huge-spans.cjs')], {
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, PYROSCOPE_SERVER_ADDRESS: receiver.url, ...env },
+  });
   const exit = await app.exit();
   await receiver.close();
   assert.equal(exit.code, 0, app.stderr);
   const names = receiver.spans.map((span) => span.name);
-  return { receiver, stderr: app.stderr, ordinary: names.filter((name) => name.startsWith('ordinary')), huge: receiver.spans.filter((span) => span.name.startsWith('huge')) };
+  return {
+    receiver,
+    stderr: app.stderr,
+    ordinary: names.filter((name) => name.startsWith('ordinary')),
+    huge: receiver.spans.filter((span) => span.name.startsWith('huge')),
+  };
 }
 
 test('spans with 1 MB attributes are refused alone: every ordinary span of their batch arrives', async () => {
@@ -37,7 +44,10 @@ test('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT and OTEL_ATTRIBUTE_VALUE_LENGTH_LIM
     const { stderr, ordinary, huge } = await run({ [name]: '1000' });
     assert.equal(ordinary.length, 210, name);
     assert.equal(huge.length, 30, name);
-    assert.ok(huge.every((span) => span.attributes['http.request.body'] === 'b'.repeat(1000)), `${name}: values cut to 1000 characters`);
+    assert.ok(
+      huge.every((span) => span.attributes['http.request.body'] === 'b'.repeat(1000)),
+      `${name}: values cut to 1000 characters`,
+    );
     assert.doesNotMatch(stderr, /warning/);
   }
 });

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/complexity/useArrowFunction: the libraries under test hand out plain functions (with a prototype), not arrows.
 /**
  * The wrap guard (src/tracing/instrumentation-guard.ts): what an instrumentation's wrapper does wrong stays
  * ours; what the library does is the app's, exactly. Each case wraps a library function the way
@@ -26,7 +27,7 @@ const bug = () => {
   throw new TypeError('bug of the instrumentation');
 };
 
-test('a wrapper that throws before the library ran: the library runs with the same receiver and arguments, its result is the app\'s, the failure reported', () => {
+test("a wrapper that throws before the library ran: the library runs with the same receiver and arguments, its result is the app's, the failure reported", () => {
   const calls: unknown[] = [];
   const receiver = { id: 'receiver' };
   const { fn, failures } = guarded(
@@ -34,10 +35,10 @@ test('a wrapper that throws before the library ran: the library runs with the sa
       calls.push([this, a, b]);
       return a + b;
     },
-    // biome-ignore lint/complexity/useArrowFunction: a plain function, as libraries hand them out (it has a prototype).
-    () => function () {
-      bug();
-    },
+    () =>
+      function () {
+        bug();
+      },
   );
   assert.equal(fn.call(receiver, 2, 3), 5);
   assert.deepEqual(calls, [[receiver, 2, 3]]);
@@ -52,7 +53,10 @@ test("a wrapper that throws before the library ran, and the library throws: the 
     },
     () => bug,
   );
-  assert.throws(() => fn(), (error) => error === own);
+  assert.throws(
+    () => fn(),
+    (error) => error === own,
+  );
   assert.equal(failures.length, 1);
 });
 
@@ -80,8 +84,16 @@ test("the library's own error through a wrapper that lets it pass (or rethrows i
   const library = () => {
     throw own;
   };
-  const passing = guarded(library, (original) => (...args: unknown[]) => original(...args));
-  assert.throws(() => passing.fn(), (error) => error === own);
+  const passing = guarded(
+    library,
+    (original) =>
+      (...args: unknown[]) =>
+        original(...args),
+  );
+  assert.throws(
+    () => passing.fn(),
+    (error) => error === own,
+  );
   const rethrowing = guarded(library, (original) => (...args: unknown[]) => {
     try {
       return original(...args);
@@ -90,7 +102,10 @@ test("the library's own error through a wrapper that lets it pass (or rethrows i
       throw error;
     }
   });
-  assert.throws(() => rethrowing.fn(), (error) => error === own);
+  assert.throws(
+    () => rethrowing.fn(),
+    (error) => error === own,
+  );
   // A thrown non-object (a string) is the library's too.
   const strings = guarded(
     () => {
@@ -98,7 +113,10 @@ test("the library's own error through a wrapper that lets it pass (or rethrows i
     },
     (original) => () => original(),
   );
-  assert.throws(() => strings.fn(), (error) => error === 'plain string');
+  assert.throws(
+    () => strings.fn(),
+    (error) => error === 'plain string',
+  );
   assert.deepEqual([...passing.failures, ...rethrowing.failures, ...strings.failures], []);
 });
 
@@ -116,7 +134,10 @@ test("a wrapper that replaces the library's error with one of its own: the app g
       }
     },
   );
-  assert.throws(() => fn(), (error) => error === own);
+  assert.throws(
+    () => fn(),
+    (error) => error === own,
+  );
   assert.equal(failures.length, 1);
 });
 
@@ -127,7 +148,10 @@ test("what the app reads of the function is the library's: name, length, statics
   }
   class Library extends Base {
     static version = '1.0';
-    constructor(public readonly value: number, public readonly unit = 'm') {
+    constructor(
+      public readonly value: number,
+      public readonly unit = 'm',
+    ) {
       super();
     }
   }
@@ -164,17 +188,25 @@ test("a plain function wrapping a method: the method's name, arity and kind (asy
     [fetchRows, 'fetchRows', 2],
     [Legacy, 'Legacy', 0],
   ] as const) {
-    const { fn } = guarded(original as Fn, (through) => function (this: unknown, ...args: unknown[]) {
-      return through.apply(this, args);
-    });
+    const { fn } = guarded(
+      original as Fn,
+      (through) =>
+        function (this: unknown, ...args: unknown[]) {
+          return through.apply(this, args);
+        },
+    );
     assert.equal(fn.name, name);
     assert.equal(fn.length, length);
     assert.equal(fn.constructor, (original as Fn).constructor);
   }
   // A plain function is born with a prototype it cannot lose; the wrapped async function has none.
-  const { fn: legacy } = guarded(Legacy as unknown as Fn, (through) => function (this: unknown, ...args: unknown[]) {
-    return through.apply(this, args);
-  });
+  const { fn: legacy } = guarded(
+    Legacy as unknown as Fn,
+    (through) =>
+      function (this: unknown, ...args: unknown[]) {
+        return through.apply(this, args);
+      },
+  );
   assert.equal((legacy as unknown as { prototype: unknown }).prototype, Legacy.prototype);
   const made = new (legacy as unknown as new () => { ready: boolean; kind: string })();
   assert.deepEqual([made.ready, made.kind], [true, 'legacy']);
@@ -208,7 +240,7 @@ test('a wrapper factory that hands back the original keeps its identity', () => 
   assert.equal(fn, original);
 });
 
-test('a constructor whose wrapper throws before constructing: new gives the library\'s instance', () => {
+test("a constructor whose wrapper throws before constructing: new gives the library's instance", () => {
   class Library {
     made = true;
   }
@@ -226,10 +258,12 @@ test("a stack taken in the library's function holds the wrapper's frame and two 
   function library(): string[] {
     return (new Error('here').stack ?? '').split('\n').map((line) => line.trim());
   }
-  const { fn } = guarded(library, (original) =>
-    function instrumentationWrapper(this: unknown, ...args: unknown[]) {
-      return (original as Fn).apply(this, args);
-    },
+  const { fn } = guarded(
+    library,
+    (original) =>
+      function instrumentationWrapper(this: unknown, ...args: unknown[]) {
+        return (original as Fn).apply(this, args);
+      },
   );
   function appCaller(): string[] {
     return fn() as string[];
@@ -261,7 +295,10 @@ test('nested and recursive guarded calls each judge their own library call', () 
     },
     (original) => () => original(),
   );
-  assert.throws(() => outer.fn(), (error) => error === own);
+  assert.throws(
+    () => outer.fn(),
+    (error) => error === own,
+  );
   assert.deepEqual(seen, ['inner library', 'outer library got inner']);
   assert.equal(inner.failures.length, 1);
   assert.deepEqual(outer.failures, []);
@@ -322,7 +359,9 @@ test("through pyro-run's bundle: an instrumentation whose patch of a module thro
     on: [],
   };
   for (const [quiet, expected] of Object.entries(warnings)) {
-    const guarded = runNode(['--import', registerPath, app], { env: { ...env, PYRO_RUN_OUTPUT_DIR: scratchDirs('pyro-run-guard-').fresh(), PYRO_RUN_QUIET: quiet } });
+    const guarded = runNode(['--import', registerPath, app], {
+      env: { ...env, PYRO_RUN_OUTPUT_DIR: scratchDirs('pyro-run-guard-').fresh(), PYRO_RUN_QUIET: quiet },
+    });
     assert.equal((await guarded.exit()).code, 0, guarded.stderr);
     assert.deepEqual(JSON.parse(guarded.stdout), ['decoded', 'a%20b', 'c%20d']);
     // Not quiet, local mode also prints its notices and summary; quiet, stderr is the app's alone.

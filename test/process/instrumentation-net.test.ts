@@ -21,7 +21,10 @@ test('net instrumentation: a TLS connection is a tls.connect span over its tcp.c
     assert.equal(underTls.length, 1, 'the TLS connection’s TCP span is its child');
     const plain = tcp.filter((s) => s.parentSpanId === '');
     assert.ok(plain.length >= 1, 'the plain connection is a tcp.connect of its own');
-    assert.ok(plain.every((s) => s.attributes['server.port'] !== underTls[0]!.attributes['server.port']), 'and not the TLS one');
+    assert.ok(
+      plain.every((s) => s.attributes['server.port'] !== underTls[0]!.attributes['server.port']),
+      'and not the TLS one',
+    );
   } finally {
     await receiver.close();
   }

@@ -26,12 +26,21 @@ test("a span named with 3000 characters gets its name cut to Pyroscope's 2048 by
 
   const ingests = receiver.requests.filter((request) => request.endpoint === 'ingest');
   assert.ok(ingests.length > 0);
-  assert.deepEqual(ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no upload rejected');
-  const longSamples = cpuIngests(receiver).flatMap((ingest) => ingest.samples).filter((sample) => sample.stack.includes('hot_long'));
+  assert.deepEqual(
+    ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`),
+    [],
+    'no upload rejected',
+  );
+  const longSamples = cpuIngests(receiver)
+    .flatMap((ingest) => ingest.samples)
+    .filter((sample) => sample.stack.includes('hot_long'));
   assert.ok(longSamples.length > 0, "the long span's work was profiled");
   for (const sample of longSamples) {
     const name = sample.labels.span_name ?? '';
-    assert.ok(name.startsWith('import xxx') && name.endsWith('…') && Buffer.byteLength(name) === 2048, `span_name cut to 2048 bytes: ${Buffer.byteLength(name)}`);
+    assert.ok(
+      name.startsWith('import xxx') && name.endsWith('…') && Buffer.byteLength(name) === 2048,
+      `span_name cut to 2048 bytes: ${Buffer.byteLength(name)}`,
+    );
   }
   assertAttributed(t, receiver);
 });
@@ -44,7 +53,15 @@ async function manySamples(t: TestContext, env: Record<string, string> = {}): Pr
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const app = runCli([fixture('apps/order-jobs.cjs')], {
-    env: { OTEL_SERVICE_NAME: 'many-samples', JOBS: '30000', WORK: '6000', ...linkedEnv(receiver), PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100', PYROSCOPE_FLUSH_INTERVAL_MS: '600000', ...env },
+    env: {
+      OTEL_SERVICE_NAME: 'many-samples',
+      JOBS: '30000',
+      WORK: '6000',
+      ...linkedEnv(receiver),
+      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100',
+      PYROSCOPE_FLUSH_INTERVAL_MS: '600000',
+      ...env,
+    },
   });
   t.after(() => app.process.kill('SIGKILL'));
   assert.equal((await app.exit(120_000)).code, 0, app.stderr);
@@ -55,7 +72,11 @@ test("a window over Pyroscope's 16 000 samples reaches it as several valid profi
   const receiver = await manySamples(t);
 
   const ingests = receiver.requests.filter((request) => request.endpoint === 'ingest');
-  assert.deepEqual(ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no profile refused');
+  assert.deepEqual(
+    ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`),
+    [],
+    'no profile refused',
+  );
   const cpu = cpuIngests(receiver);
   const windows = new Set(cpu.map((ingest) => `${ingest.from}-${ingest.until}`));
   assert.equal(windows.size, 1, 'one window');
@@ -65,14 +86,21 @@ test("a window over Pyroscope's 16 000 samples reaches it as several valid profi
   for (const ingest of cpu) assert.ok(ingest.profile.sample.length <= 16_000);
   const jobs = cpu.flatMap((ingest) => ingest.samples).filter((sample) => sample.stack.includes('hot_process_order'));
   assert.ok(jobs.length > 0, "the jobs' samples arrived, with their stacks");
-  assert.ok(jobs.every((sample) => sample.labels.span_name === 'process order {id}' && /^[0-9a-f]{16}$/.test(sample.labels.span_id ?? '')), 'each with its labels');
+  assert.ok(
+    jobs.every((sample) => sample.labels.span_name === 'process order {id}' && /^[0-9a-f]{16}$/.test(sample.labels.span_id ?? '')),
+    'each with its labels',
+  );
 });
 
 test("over OTLP, a window over Pyroscope's 16 000 samples goes as several requests whose profiles each fit, none refused", async (t) => {
   const receiver = await manySamples(t, { PYRO_RUN_PROFILES_EXPORTER: 'otlp' });
 
   const sent = receiver.requests.filter((request) => request.endpoint === 'profiles');
-  assert.deepEqual(sent.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no request refused');
+  assert.deepEqual(
+    sent.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`),
+    [],
+    'no request refused',
+  );
   const cpu = receiver.otlpProfiles.filter((profile) => profile.metricName === 'process_cpu');
   const samples = cpu.reduce((sum, profile) => sum + profile.samples.length, 0);
   assert.ok(samples > 16_000, `the window crossed the limit: ${samples} samples`);

@@ -30,7 +30,11 @@ function unpacked(spec: string, name: string): string {
 
 /** bench/suite-diff.mjs's report of the suite run without and with the agent. */
 function suiteDiff(dir: string, command: string): string {
-  return execFileSync(process.execPath, [path.join(repoRoot, 'bench/suite-diff.mjs'), dir, '--', command], { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(process.execPath, [path.join(repoRoot, 'bench/suite-diff.mjs'), dir, '--', command], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 test("lru-memoizer 3.0.0's own suite, from its npm package, gives the same outcome test by test with the agent", { timeout: NPM_TIMEOUT_MS + 300_000 }, () => {

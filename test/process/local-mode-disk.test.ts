@@ -38,7 +38,9 @@ function bytesIn(dir: string): number {
 const runFolders = (base: string) => readdirSync(base).filter((name) => existsSync(path.join(base, name, 'run.json')));
 
 /** One batch of one span whose name makes it about `kb` KB on disk. */
-const spansOfKb = (kb: number) => [[{ spanId: '1'.padStart(16, '0'), traceId: '1'.padStart(32, '0'), name: 'x'.repeat(kb * 1024), startNs: 1n, durationNs: 1 }]];
+const spansOfKb = (kb: number) => [
+  [{ spanId: '1'.padStart(16, '0'), traceId: '1'.padStart(32, '0'), name: 'x'.repeat(kb * 1024), startNs: 1n, durationNs: 1 }],
+];
 
 test('--max-total-size: the oldest finished runs go until the folder fits; a running run and what is not a recording stay; said once', async (t) => {
   const out = tempDir();
@@ -62,7 +64,9 @@ test('--max-total-size: the oldest finished runs go until the folder fits; a run
   assert.ok(liveRun, 'the live run has its folder');
 
   const capMb = 0.5;
-  const capped = runCli(['--out', out, '--max-total-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', BURN], { env: { CRASH: 'off', BURN_MS: '1000' } });
+  const capped = runCli(['--out', out, '--max-total-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', BURN], {
+    env: { CRASH: 'off', BURN_MS: '1000' },
+  });
   assert.equal((await capped.exit()).code, 0, capped.stderr);
   const [cappedRun] = runFolders(out).filter((name) => !sizes.has(name) && name !== 'other-tool' && name !== liveRun);
   assert.ok(cappedRun, `the capped app recorded: ${capped.stderr}`);
@@ -87,7 +91,10 @@ test('--max-total-size: the oldest finished runs go until the folder fits; a run
     [],
     'nothing half-deleted is left',
   );
-  const said = capped.stderr.match(/pyro-run: warning: deleted the (\d+) oldest finished runs? in .* \([\d.]+ MB\) to keep the recordings there under 0\.5 MB \(--max-total-size\)/g) ?? [];
+  const said =
+    capped.stderr.match(
+      /pyro-run: warning: deleted the (\d+) oldest finished runs? in .* \([\d.]+ MB\) to keep the recordings there under 0\.5 MB \(--max-total-size\)/g,
+    ) ?? [];
   assert.equal(said.length, 1, capped.stderr);
 
   assert.equal(readRun(path.join(out, liveRun)).manifest.complete, false, 'the live run was still recording');
@@ -131,7 +138,14 @@ test('two replicas that are both PID 1 and start in the same second record into 
   const replica = () =>
     new Child(
       spawn('unshare', [...UNSHARE_ARGS, process.execPath, '--import', registerPath, BURN], {
-        env: childEnv({ PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', OTEL_SERVICE_NAME: 'replica', CRASH: 'off', BURN_MS: '800', PYROSCOPE_FLUSH_INTERVAL_MS: '1000' }),
+        env: childEnv({
+          PYRO_RUN_OUTPUT_DIR: out,
+          PYRO_RUN_QUIET: 'on',
+          OTEL_SERVICE_NAME: 'replica',
+          CRASH: 'off',
+          BURN_MS: '800',
+          PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       }),
     );
@@ -161,18 +175,32 @@ test('a full disk: no partial file is left, one warning says so, the app runs un
     mnt,
     copy,
     mountOptions: 'size=256k',
-    env: { CRASH: 'off', BURN_MS: '3000', PYROSCOPE_FLUSH_INTERVAL_MS: '1000', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000', OTEL_BSP_SCHEDULE_DELAY: '100' },
+    env: {
+      CRASH: 'off',
+      BURN_MS: '3000',
+      PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
   });
   assert.equal((await app.exit()).code, 0, app.stderr);
   const warnings = app.stderr.split('\n').filter((line) => line.includes('warning'));
   assert.equal(warnings.length, 1, app.stderr);
-  assert.match(warnings[0]!, /^pyro-run: warning: the disk holding .*pyro-run-data\/[^ ]+ is full \(ENOSPC\): profile windows and spans are dropped \(counted in run\.json\) and writing is tried again every 30 s; no partial file is left; the app is not affected$/);
+  assert.match(
+    warnings[0]!,
+    /^pyro-run: warning: the disk holding .*pyro-run-data\/[^ ]+ is full \(ENOSPC\): profile windows and spans are dropped \(counted in run\.json\) and writing is tried again every 30 s; no partial file is left; the app is not affected$/,
+  );
 
   const base = path.join(copy, 'pyro-run-data');
   const [run] = runFolders(base);
   assert.ok(run);
-  const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [e.name]));
-  assert.deepEqual(files(base).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left on the full disk');
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [e.name]));
+  assert.deepEqual(
+    files(base).filter((name) => name.endsWith('.tmp')),
+    [],
+    'no temporary file left on the full disk',
+  );
   // Strict: every profile and span file there decodes whole.
   readRun(path.join(base, run));
 });

@@ -46,6 +46,9 @@ test('under load into a small cap: spans fill their share, no profile window is 
   assert.equal(products?.count, requests / 2);
   assert.ok((products?.cpuNs ?? 0) > 0, 'the report shows CPU for the endpoint');
   assert.ok(aggregates.run.spans < aggregates.run.spansEnded, 'details of some spans only');
-  assert.match(app.stderr, /\nPartial: spans: [\d,]+ of [\d,]+ kept \([\d,]+ summarised under load, [\d,]+ past the size cap or a full disk\); endpoint counts and percentiles cover all[;\n]/);
+  assert.match(
+    app.stderr,
+    /\nPartial: spans: [\d,]+ of [\d,]+ kept \([\d,]+ summarised under load, [\d,]+ past the size cap or a full disk\); endpoint counts and percentiles cover all[;\n]/,
+  );
   assert.equal(app.stderr.match(/further span details are not recorded/g)?.length, 1, app.stderr);
 });

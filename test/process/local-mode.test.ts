@@ -21,7 +21,11 @@ async function driveShop(app: Child, requests: number): Promise<void> {
   const paths = ['/search?q=red%20mug', '/products/7', '/search?q=blue%20lamp'];
   await load(base, (i) => paths[i % paths.length]!, requests, 6);
   for (let i = 0; i < CHECKOUTS; i++) {
-    const checkout = await fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"items":[{"id":3,"quantity":2},{"id":9,"quantity":1}]}' });
+    const checkout = await fetch(`${base}/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"items":[{"id":3,"quantity":2},{"id":9,"quantity":1}]}',
+    });
     assert.equal(checkout.status, 200);
   }
 }
@@ -39,7 +43,11 @@ test('records the example shop: standard files, linked by span_id, counted in ru
   assert.equal(run.manifest.service, 'shop-example', 'service name from the app’s package.json');
   assert.equal(run.manifest.complete, true);
   assert.ok(run.manifest.endedAt);
-  assert.equal(run.manifest.pyroRunVersion, (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version, 'the recording names the pyro-run that made it');
+  assert.equal(
+    run.manifest.pyroRunVersion,
+    (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version,
+    'the recording names the pyro-run that made it',
+  );
   const { counts } = run.manifest;
   assert.equal(counts.profileFiles, run.profiles.length);
   assert.equal(counts.spanFiles, run.spanFiles.length);
@@ -51,7 +59,11 @@ test('records the example shop: standard files, linked by span_id, counted in ru
   // Every request is counted in its endpoint's totals; its details may have been summarised (a
   // burst of requests: the keeping rule keeps a share per endpoint and second).
   const served = run.manifest.endpoints.filter((endpoint) => endpoint.kind === 2);
-  assert.equal(served.reduce((sum, endpoint) => sum + endpoint.count, 0), 60 + CHECKOUTS, 'every request is counted');
+  assert.equal(
+    served.reduce((sum, endpoint) => sum + endpoint.count, 0),
+    60 + CHECKOUTS,
+    'every request is counted',
+  );
   assert.equal(served.find((endpoint) => endpoint.name === 'POST /checkout')?.count, CHECKOUTS);
   const byId = new Map(run.spans.map((span) => [span.spanId, span]));
   const roots = run.spans.filter((span) => span.attributes['pyroscope.profile.id'] === span.spanId);
@@ -73,7 +85,10 @@ test('records the example shop: standard files, linked by span_id, counted in ru
     }
   }
   assert.ok(linked > 0);
-  const checkoutCpu = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('priceCart'));
+  const checkoutCpu = run.profiles
+    .filter((p) => p.type === 'cpu')
+    .flatMap((p) => p.samples)
+    .filter((s) => s.stack.includes('priceCart'));
   assert.ok(checkoutCpu.length > 0, 'priceCart shows up in the CPU profile');
   for (const sample of checkoutCpu) assert.equal(byId.get(sample.labels.span_id ?? '')?.name, 'POST /checkout');
 
@@ -111,7 +126,10 @@ test("a mistyped PYROSCOPE_SERVER_ADDRESS is a remote set-up with a mistake: one
   const receiver = await startReceiver();
   try {
     const cwd = tempDir();
-    const app = runNode(['--import', registerPath, SHOP], { cwd, env: { PORT: '0', PYROSCOPE_SERVER_ADDRESS: 'pyroscope:4040', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    const app = runNode(['--import', registerPath, SHOP], {
+      cwd,
+      env: { PORT: '0', PYROSCOPE_SERVER_ADDRESS: 'pyroscope:4040', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
     await driveShop(app, 3);
     app.process.kill('SIGTERM');
     await app.exit();
@@ -156,7 +174,11 @@ test('a tiny cap thins the oldest windows rather than deleting them: every time 
   assert.equal(windows[0], 1, 'the first window is still there, merged');
   assert.equal(windows.length + counts.thinnedWindows, counts.windows, 'every window is on disk or merged into one that is');
   // A merged window's samples keep their endpoint, not their span.
-  const merged = run.profiles.filter((p) => p.samples.some((sample) => sample.labels.span_name !== undefined) && p.samples.every((sample) => sample.labels.span_id === undefined && sample.labels.trace_id === undefined));
+  const merged = run.profiles.filter(
+    (p) =>
+      p.samples.some((sample) => sample.labels.span_name !== undefined) &&
+      p.samples.every((sample) => sample.labels.span_id === undefined && sample.labels.trace_id === undefined),
+  );
   assert.ok(merged.length > 0, 'a merged window: samples with span_name, none with span_id or trace_id');
   assert.equal(app.stderr.match(/older profile windows are merged/g)?.length, 1, `warned once, not per window:\n${app.stderr}`);
   assert.ok((app.stderr.match(/further span details are not recorded/g)?.length ?? 0) <= 1, app.stderr);
@@ -189,7 +211,15 @@ test('thinning merges in a thread the app does not see: no worker event, no prof
 test('SIGKILL during a run leaves only whole files', async () => {
   const out = tempDir();
   // The app itself, not the CLI: a SIGKILL cannot be relayed, and the orphan would hold the pipes.
-  const app = runNode(['--import', registerPath, SHOP], { env: { PORT: '0', OTEL_BSP_SCHEDULE_DELAY: '100', PYRO_RUN_OUTPUT_DIR: out, PYROSCOPE_FLUSH_INTERVAL_MS: '1000', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000' } });
+  const app = runNode(['--import', registerPath, SHOP], {
+    env: {
+      PORT: '0',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      PYRO_RUN_OUTPUT_DIR: out,
+      PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
+    },
+  });
   await driveShop(app, 120);
   app.process.kill('SIGKILL');
   assert.equal((await app.exit()).signal, 'SIGKILL');
@@ -220,7 +250,11 @@ test('span files hold bounded lines: one OTLP request of at most 512 spans each,
     readFileSync(path.join(run.dir, 'spans', file), 'utf8')
       .split('\n')
       .filter((line) => line !== '')
-      .map((line) => (JSON.parse(line) as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length),
+      .map(
+        (line) =>
+          (JSON.parse(line) as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans))
+            .length,
+      ),
   );
   assert.ok(run.spans.length > 1024, `enough spans in one write to need lines: ${run.spans.length}`);
   assert.ok(Math.max(...perLine) <= 512, `spans per line: ${perLine.join(', ')}`);

@@ -52,7 +52,7 @@ function assertAppTelemetry(receiver: Receiver, port: number, served: number): v
   assert.deepEqual(
     client.map((point) => point.attributes['server.port']),
     [port],
-    'only the app\'s own fetch calls, none of pyro-run\'s uploads',
+    "only the app's own fetch calls, none of pyro-run's uploads",
   );
   assert.equal(countOf(client), ORDERS);
 
@@ -68,7 +68,7 @@ function assertAppTelemetry(receiver: Receiver, port: number, served: number): v
   }
 }
 
-test('metrics and logs to a collector: the app\'s own requests counted once each, its log lines in their request\'s span, the last ones sent at SIGTERM', async () => {
+test("metrics and logs to a collector: the app's own requests counted once each, its log lines in their request's span, the last ones sent at SIGTERM", async () => {
   const receiver = await startReceiver({ metricsAndLogs: true });
   try {
     const { app, port } = await servedOrders(receiver);
@@ -88,7 +88,10 @@ test('metrics and logs to a collector: the last ones are sent when the app ends 
     assert.equal(await (await fetch(`http://127.0.0.1:${port}/close`, { headers: { connection: 'close' } })).text(), 'bye');
     assert.equal((await app.exit()).code, 0);
     assertAppTelemetry(receiver, port, 2 * ORDERS + 1);
-    assert.ok(receiver.logs.some((record) => record.body === 'closing'), 'the line logged as the app began to close');
+    assert.ok(
+      receiver.logs.some((record) => record.body === 'closing'),
+      'the line logged as the app began to close',
+    );
     assert.equal(app.stderr, '');
   } finally {
     await receiver.close();
@@ -150,7 +153,10 @@ test('a proxy pyro-run cannot use stops metrics and logs as it stops spans and p
     app.process.kill('SIGTERM');
     assert.equal((await app.exit()).signal, 'SIGTERM');
     // The exit waited for the final flush: whatever would have been sent has been.
-    assert.deepEqual({ metrics: receiver.metrics.length, logs: receiver.logs.length, spans: receiver.spans.length, ingests: receiver.ingests.length }, { metrics: 0, logs: 0, spans: 0, ingests: 0 });
+    assert.deepEqual(
+      { metrics: receiver.metrics.length, logs: receiver.logs.length, spans: receiver.spans.length, ingests: receiver.ingests.length },
+      { metrics: 0, logs: 0, spans: 0, ingests: 0 },
+    );
     const warnings = app.stderr.split('\n').filter((line) => line.includes('HTTP_PROXY'));
     assert.equal(warnings.length, 1, app.stderr);
     assert.match(warnings[0] ?? '', /socks5:\/\/.*metrics.*logs.*not sent \(not around the proxy either\)/);

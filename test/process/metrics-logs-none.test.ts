@@ -19,7 +19,11 @@ async function loadedSdks(env: Record<string, string>): Promise<string[]> {
 
 test('OTEL_METRICS_EXPORTER=none and OTEL_LOGS_EXPORTER=none load no metrics, logs or NodeSDK package', async () => {
   const none = await loadedSdks({ OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' });
-  assert.deepEqual(none.filter((name) => /sdk-(node|metrics|logs)$/.test(name)), [], `loaded: ${none.join(', ')}`);
+  assert.deepEqual(
+    none.filter((name) => /sdk-(node|metrics|logs)$/.test(name)),
+    [],
+    `loaded: ${none.join(', ')}`,
+  );
   assert.deepEqual(none, await loadedSdks({}), 'the same as with neither set');
 });
 
@@ -42,7 +46,10 @@ test('OTEL_METRICS_EXPORTER=otlp sent to a traces-only backend: the refused metr
     assert.ok(receiver.requests.some((request) => request.path === '/v1/metrics' && request.status === 404));
     const warnings = app.stderr.split('\n').filter((line) => line.includes('warning'));
     assert.equal(warnings.length, 1, app.stderr);
-    assert.match(warnings[0]!, /^pyro-run: warning: metrics upload rejected \(http:\/\/127\.0\.0\.1:\d+\/v1\/metrics answered 404: 404 page not found\); dropping \d+ metrics \(\d+ KB\)$/);
+    assert.match(
+      warnings[0]!,
+      /^pyro-run: warning: metrics upload rejected \(http:\/\/127\.0\.0\.1:\d+\/v1\/metrics answered 404: 404 page not found\); dropping \d+ metrics \(\d+ KB\)$/,
+    );
   } finally {
     await receiver.close();
   }

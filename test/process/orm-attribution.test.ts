@@ -40,7 +40,8 @@ const MIN_SAMPLES = 100;
 const MIN_SHARE = 0.95;
 const { fresh } = scratchDirs('pyro-run-orm-');
 
-const installedVersion = (name: string) => (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const installedVersion = (name: string) =>
+  (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
 const skip = skipUnless('postgresql');
 let postgres: Postgres;
@@ -56,7 +57,10 @@ function exampleWithOldPg(): string {
   if (oldPgApp) return oldPgApp;
   const project = fresh();
   const dependencies = Object.fromEntries(['express', 'sequelize', 'pg-hstore'].map((name) => [name, installedVersion(name)]));
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'blog-sequelize', private: true, type: 'module', dependencies: { ...dependencies, pg: OLD_PG } }));
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'blog-sequelize', private: true, type: 'module', dependencies: { ...dependencies, pg: OLD_PG } }),
+  );
   npm(['install', '--no-package-lock'], project);
   copyFileSync(APP, path.join(project, 'server.mjs'));
   oldPgApp = path.join(project, 'server.mjs');
@@ -70,7 +74,9 @@ const isRowParsing = ({ name, file }: { name: string; file: string }) =>
 /** Runs `app` under the CLI, GETs `route` REQUESTS times, and reads what it recorded; with when the app listened (epoch ms). */
 async function record(t: TestContext, app: string, route: string): Promise<{ run: Recording; listeningAt: number }> {
   const out = fresh();
-  const child = runCli(['--out', out, '--sampling-interval', String(SAMPLING_MICROS), '--flush-interval', String(FLUSH_MS), app], { env: { DATABASE_URL: postgres.url, PORT: '0' } });
+  const child = runCli(['--out', out, '--sampling-interval', String(SAMPLING_MICROS), '--flush-interval', String(FLUSH_MS), app], {
+    env: { DATABASE_URL: postgres.url, PORT: '0' },
+  });
   t.after(() => child.process.kill('SIGKILL'));
   const listeningAt = await serveThenTerminate(child, () => route, REQUESTS, IN_FLIGHT, 60_000);
   return { run: readRecording(out), listeningAt };
@@ -115,25 +121,38 @@ for (const { pg, app, timeout } of pgs) {
     test(`Sequelize ${what}, ${pg}: pg's row parsing carries the span of a GET ${route} request`, { timeout, skip }, async (t) => {
       const { run, listeningAt } = await record(t, app(), route);
       const { total, right, others } = rowParsingAttribution(run, listeningAt, route);
-      t.diagnostic(`${right} of ${total} row-parsing CPU samples (${((right / total) * 100).toFixed(1)}%) carry a GET ${route} root's span_id; others: ${others}`);
+      t.diagnostic(
+        `${right} of ${total} row-parsing CPU samples (${((right / total) * 100).toFixed(1)}%) carry a GET ${route} root's span_id; others: ${others}`,
+      );
       assert.ok(total >= MIN_SAMPLES, `too few CPU samples in pg's row parsing to judge: ${total}`);
       assert.ok(right / total >= MIN_SHARE, `${right} of ${total} row-parsing samples carry a GET ${route} root's span_id; others: ${others}`);
     });
   }
 }
 
-test("the report says where the N+1 endpoint's time went: its queries per request, the repeated statement flagged, database against CPU, its slowest request's waterfall", { timeout: 180_000, skip }, async (t) => {
+test("the report says where the N+1 endpoint's time went: its queries per request, the repeated statement flagged, database against CPU, its slowest request's waterfall", {
+  timeout: 180_000,
+  skip,
+}, async (t) => {
   const { run } = await record(t, APP, '/api/articles');
   const aggregates = aggregateRun(loadRunSync(run.dir));
   const endpoint = aggregates.endpoints.find((e) => e.name === 'GET /api/articles');
   assert.ok(endpoint?.waits, 'the endpoint and its requests are in the report');
   const { waits } = endpoint;
-  t.diagnostic(`${waits.requests} requests kept: ${(waits.durationNs / 1e6).toFixed(1)} ms a request, CPU ${(waits.cpuNs / 1e6).toFixed(1)} ms, database ${(waits.databaseNs / 1e6).toFixed(1)} ms in ${waits.databaseCallsP50} calls`);
+  t.diagnostic(
+    `${waits.requests} requests kept: ${(waits.durationNs / 1e6).toFixed(1)} ms a request, CPU ${(waits.cpuNs / 1e6).toFixed(1)} ms, database ${(waits.databaseNs / 1e6).toFixed(1)} ms in ${waits.databaseCallsP50} calls`,
+  );
   assert.ok(waits.databaseCallsP50 >= 40, `queries per request: ${waits.databaseCallsP50}`);
   assert.ok(waits.databaseNs > waits.cpuNs, 'a request waits on the database more than it computes');
   const repeated = waits.calls.filter((call) => call.repeated);
-  assert.ok(repeated.length > 0 && repeated.every((call) => call.category === 'database' && !/\d{2,}|'[^']*'/.test(call.text)), `the repeated statements, literals folded: ${repeated.map((call) => call.text).join(' | ')}`);
-  assert.ok(repeated.some((call) => call.perRequestMax >= 20), `one runs once per article: ${repeated.map((call) => call.perRequestMax).join(', ')}`);
+  assert.ok(
+    repeated.length > 0 && repeated.every((call) => call.category === 'database' && !/\d{2,}|'[^']*'/.test(call.text)),
+    `the repeated statements, literals folded: ${repeated.map((call) => call.text).join(' | ')}`,
+  );
+  assert.ok(
+    repeated.some((call) => call.perRequestMax >= 20),
+    `one runs once per article: ${repeated.map((call) => call.perRequestMax).join(', ')}`,
+  );
   const waterfall = waits.waterfall!;
   assert.equal(waterfall.spans[0]!.category, 'request');
   assert.ok(waterfall.spans.filter((span) => span.category === 'database').length >= 40, 'its queries in the waterfall');

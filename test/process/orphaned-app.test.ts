@@ -123,9 +123,14 @@ async function assertStoppedAndFlushed(cli: Child, base: string, appPids: number
   assert.deepEqual(await stillAlive(appPids), [], 'no process of the app is left');
   await assert.rejects(fetch(`${base}/work/late`), 'its port is free');
   assert.equal(serverSpans(receiver).length, REQUESTS, "every request's span was flushed");
-  assert.ok(receiver.ingests.some((ingest) => ingest.metricName === 'process_cpu'), 'the last profile window was flushed');
+  assert.ok(
+    receiver.ingests.some((ingest) => ingest.metricName === 'process_cpu'),
+    'the last profile window was flushed',
+  );
   const warnings = cli.stderr.split('\n').filter((line) => line.includes('warning'));
-  assert.deepEqual(warnings, ['pyro-run: warning: the pyro-run CLI that started this app is gone (killed): the app stops as on SIGTERM; --orphaned-app keep lets it run on']);
+  assert.deepEqual(warnings, [
+    'pyro-run: warning: the pyro-run CLI that started this app is gone (killed): the app stops as on SIGTERM; --orphaned-app keep lets it run on',
+  ]);
 }
 
 test('when the CLI is killed with SIGKILL, its app stops as on SIGTERM: it flushes, exits and frees its port', async (t) => {

@@ -33,7 +33,11 @@ for (const gzip of [false, true]) {
 
     const profileRequests = receiver.requests.filter((request) => request.endpoint === 'profiles');
     assert.ok(profileRequests.length >= 2, `OTLP profile requests: ${profileRequests.length}`);
-    assert.deepEqual(profileRequests.map((request) => request.status), profileRequests.map(() => 200), 'the receiver refused nothing');
+    assert.deepEqual(
+      profileRequests.map((request) => request.status),
+      profileRequests.map(() => 200),
+      'the receiver refused nothing',
+    );
     for (const request of profileRequests) {
       assert.equal(request.headers['content-encoding'], gzip ? 'gzip' : undefined);
       assert.equal(request.headers['x-scope-orgid'], 'tenant-a');
@@ -47,13 +51,21 @@ for (const gzip of [false, true]) {
       assert.equal(series.profileTypeId, 'process_cpu:cpu:nanoseconds:cpu:nanoseconds');
       assert.equal(series.seriesLabels.service_name, SERVICE);
     }
-    assert.ok(receiver.otlpProfiles.some((series) => series.profileTypeId === 'wall:wall:nanoseconds:wall:nanoseconds'), 'the wall profile arrives as /ingest files it');
+    assert.ok(
+      receiver.otlpProfiles.some((series) => series.profileTypeId === 'wall:wall:nanoseconds:wall:nanoseconds'),
+      'the wall profile arrives as /ingest files it',
+    );
     const share = attribution(receiver, cpu, undefined, (sample) => Math.round((sample.values.cpu ?? 0) / (cpu[0]?.period ?? 1)));
-    t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} hot-function CPU periods carry their request's span through the link`);
+    t.diagnostic(
+      `attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} hot-function CPU periods carry their request's span through the link`,
+    );
     assert.ok(share.total >= 300, `too few hot-function CPU samples to judge: ${share.total}`);
     assert.ok(share.share >= 0.99, `attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} wrong)`);
     const linked = cpu.flatMap((series) => series.samples).filter((sample) => sample.labels.span_id !== undefined);
     assert.ok(linked.length > 0);
-    assert.ok(linked.every((sample) => sample.traceId !== undefined && sample.labels.span_name !== undefined), 'a linked sample carries its trace ID and its span_name');
+    assert.ok(
+      linked.every((sample) => sample.traceId !== undefined && sample.labels.span_name !== undefined),
+      'a linked sample carries its trace ID and its span_name',
+    );
   });
 }

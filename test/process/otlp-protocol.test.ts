@@ -23,7 +23,21 @@ for (const { protocol, encoding, gzip, env } of variants) {
   test(title, async () => {
     const receiver = await startReceiver();
     try {
-      const app = runCli(['--service-name', 'proto-check', '--server', receiver.url, '--otlp-traces-endpoint', receiver.tracesUrl, '--otlp-protocol', protocol, '--', fixture('apps/server.mjs')], { env });
+      const app = runCli(
+        [
+          '--service-name',
+          'proto-check',
+          '--server',
+          receiver.url,
+          '--otlp-traces-endpoint',
+          receiver.tracesUrl,
+          '--otlp-protocol',
+          protocol,
+          '--',
+          fixture('apps/server.mjs'),
+        ],
+        { env },
+      );
       const port = (await app.line(/listening (\d+)/))[1];
       await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
       app.process.kill('SIGTERM');
@@ -40,7 +54,9 @@ for (const { protocol, encoding, gzip, env } of variants) {
 test('an always_off sampler: no spans exported and no sample labelled', async () => {
   const receiver = await startReceiver();
   try {
-    const app = runCli(['--server', receiver.url, '--otlp-endpoint', receiver.url, '--', fixture('apps/server.mjs')], { env: { OTEL_TRACES_SAMPLER: 'always_off' } });
+    const app = runCli(['--server', receiver.url, '--otlp-endpoint', receiver.url, '--', fixture('apps/server.mjs')], {
+      env: { OTEL_TRACES_SAMPLER: 'always_off' },
+    });
     const port = (await app.line(/listening (\d+)/))[1];
     await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
     app.process.kill('SIGTERM');
@@ -69,7 +85,10 @@ test("OTEL_EXPORTER_OTLP_TIMEOUT and a signal's own bound each OTLP upload: a co
     assert.equal((await app.exit()).signal, 'SIGTERM');
     assert.match(app.stderr, /spans upload to http:\/\/127\.0\.0\.1:\d+\/v1\/traces failed: no complete answer within 400 ms/);
     assert.match(app.stderr, /profiles upload to http:\/\/127\.0\.0\.1:\d+\/v1development\/profiles failed: no complete answer within 600 ms/);
-    assert.deepEqual(['traces', 'profiles'].map((endpoint) => receiver.requests.filter((request) => request.endpoint === endpoint && request.outcome === 'hung').length), [1, 1]);
+    assert.deepEqual(
+      ['traces', 'profiles'].map((endpoint) => receiver.requests.filter((request) => request.endpoint === endpoint && request.outcome === 'hung').length),
+      [1, 1],
+    );
   } finally {
     await receiver.close();
   }
@@ -78,7 +97,9 @@ test("OTEL_EXPORTER_OTLP_TIMEOUT and a signal's own bound each OTLP upload: a co
 test('OTEL_TRACES_EXPORTER=otlp,console, as a list from the OTel docs: every span reaches the collector and is printed on stdout, each the same span', async () => {
   const receiver = await startReceiver();
   try {
-    const app = runCli(['--service-name', 'both-ways', '--server', receiver.url, '--otlp-endpoint', receiver.url, '--', fixture('apps/server.mjs')], { env: { OTEL_TRACES_EXPORTER: 'otlp,console' } });
+    const app = runCli(['--service-name', 'both-ways', '--server', receiver.url, '--otlp-endpoint', receiver.url, '--', fixture('apps/server.mjs')], {
+      env: { OTEL_TRACES_EXPORTER: 'otlp,console' },
+    });
     const port = (await app.line(/listening (\d+)/))[1];
     await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
     app.process.kill('SIGTERM');
@@ -97,29 +118,38 @@ test('OTEL_TRACES_EXPORTER=otlp,console, as a list from the OTel docs: every spa
 const grpcEndpoints = [
   { form: 'an http:// URL', env: (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url }) },
   // As docker-compose files write a collector: host:port, plaintext chosen by OTEL_EXPORTER_OTLP_INSECURE.
-  { form: 'host:port with OTEL_EXPORTER_OTLP_INSECURE=true', env: (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: new URL(url).host, OTEL_EXPORTER_OTLP_INSECURE: 'true' }) },
+  {
+    form: 'host:port with OTEL_EXPORTER_OTLP_INSECURE=true',
+    env: (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: new URL(url).host, OTEL_EXPORTER_OTLP_INSECURE: 'true' }),
+  },
 ];
 
-for (const { form, env: endpointEnv } of grpcEndpoints) test(`traces over OTLP/gRPC to a collector named by ${form}: the HTTP spans reach it linked, with OTEL_EXPORTER_OTLP_HEADERS as metadata`, async () => {
-  const receiver = await startReceiver();
-  const collector = await startGrpcCollector();
-  try {
-    const env = { ...linkedEnv(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', ...endpointEnv(collector.url), OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20grpc-token,x-team=checkout' };
-    const app = runCli(['--service-name', 'grpc-check', '--', fixture('apps/server.mjs')], { env });
-    const port = (await app.line(/listening (\d+)/))[1];
-    await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
-    app.process.kill('SIGTERM');
-    assert.equal((await app.exit()).signal, 'SIGTERM');
-    assert.doesNotMatch(app.stderr, /warning/);
-    assert.doesNotMatch(app.stderr, /grpc-token/);
-    assert.equal(receiver.traceExports.length, 0, 'no span went over OTLP/HTTP');
-    assert.equal(collector.spans().filter((span) => span.kind === OtlpSpanKind.Server).length, 12);
-    for (const { metadata } of collector.exports) assert.deepEqual([metadata.authorization, metadata['x-team']], ['Bearer grpc-token', 'checkout']);
-    assertLinked(receiver, 'grpc-check', collector.spans());
-  } finally {
-    await Promise.all([receiver.close(), collector.close()]);
-  }
-});
+for (const { form, env: endpointEnv } of grpcEndpoints)
+  test(`traces over OTLP/gRPC to a collector named by ${form}: the HTTP spans reach it linked, with OTEL_EXPORTER_OTLP_HEADERS as metadata`, async () => {
+    const receiver = await startReceiver();
+    const collector = await startGrpcCollector();
+    try {
+      const env = {
+        ...linkedEnv(receiver),
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        ...endpointEnv(collector.url),
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20grpc-token,x-team=checkout',
+      };
+      const app = runCli(['--service-name', 'grpc-check', '--', fixture('apps/server.mjs')], { env });
+      const port = (await app.line(/listening (\d+)/))[1];
+      await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, 12, 4);
+      app.process.kill('SIGTERM');
+      assert.equal((await app.exit()).signal, 'SIGTERM');
+      assert.doesNotMatch(app.stderr, /warning/);
+      assert.doesNotMatch(app.stderr, /grpc-token/);
+      assert.equal(receiver.traceExports.length, 0, 'no span went over OTLP/HTTP');
+      assert.equal(collector.spans().filter((span) => span.kind === OtlpSpanKind.Server).length, 12);
+      for (const { metadata } of collector.exports) assert.deepEqual([metadata.authorization, metadata['x-team']], ['Bearer grpc-token', 'checkout']);
+      assertLinked(receiver, 'grpc-check', collector.spans());
+    } finally {
+      await Promise.all([receiver.close(), collector.close()]);
+    }
+  });
 
 test('an OTLP/gRPC collector that is not there: one warning naming it, and the app runs and ends as without the agent', async () => {
   const receiver = await startReceiver();

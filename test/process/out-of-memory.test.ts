@@ -35,7 +35,9 @@ function shareThrough(ingest: IngestRecord, frame: string): number {
   return total === 0 ? 0 : through / total;
 }
 
-test('local mode: the heap profile of the moment the limit was hit is in the recording, and the app dies of it as without the agent', { timeout: 120_000 }, async (t) => {
+test('local mode: the heap profile of the moment the limit was hit is in the recording, and the app dies of it as without the agent', {
+  timeout: 120_000,
+}, async (t) => {
   const bare = runNode([SMALL_HEAP, fixture('apps/out-of-memory.cjs')]);
   t.after(() => bare.process.kill('SIGKILL'));
   const bareExit = await bare.exit(60_000);
@@ -43,7 +45,9 @@ test('local mode: the heap profile of the moment the limit was hit is in the rec
   assert.match(bare.stderr, FATAL);
 
   const base = scratch(t);
-  const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), 'node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });
+  const app = runCli(['--profiles', 'cpu,wall,heap', '--out', path.join(base, 'data'), 'node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], {
+    env: { PYROSCOPE_FLUSH_INTERVAL_MS: '1000' },
+  });
   t.after(() => app.process.kill('SIGKILL'));
   const exit = await app.exit(60_000);
   assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: bareExit.code, signal: bareExit.signal }, 'the CLI ends as the app did');
@@ -65,7 +69,9 @@ test('local mode: the heap profile of the moment the limit was hit is in the rec
   assert.ok(top.value >= snapshot.total / 2, `${top.value} of ${snapshot.total} in ${LEAK}`);
 });
 
-test('remote mode: the heap profile of the moment is spooled without secrets, and the next start sends it with its own credentials', { timeout: 120_000 }, async (t) => {
+test('remote mode: the heap profile of the moment is spooled without secrets, and the next start sends it with its own credentials', {
+  timeout: 120_000,
+}, async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const spool = scratch(t);

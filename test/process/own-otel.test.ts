@@ -26,7 +26,10 @@ const { fresh: tempDir } = scratchDirs('pyro-run-own-otel-');
 
 const runs: (OwnOtelRun & { name: string })[] = [
   { name: "the app's NodeSDK loaded with --require, before pyro-run's preload", start: (env) => runCli(['node', '--require', SDK, APP], { env }) },
-  { name: "the app's NodeSDK started from its main module, after pyro-run's preload", start: (env) => runCli([APP], { env: { ...env, OWN_OTEL_IN_MAIN: 'tracing.cjs' } }) },
+  {
+    name: "the app's NodeSDK started from its main module, after pyro-run's preload",
+    start: (env) => runCli([APP], { env: { ...env, OWN_OTEL_IN_MAIN: 'tracing.cjs' } }),
+  },
   {
     name: "the app's NodeSDK with getNodeAutoInstrumentations(), from its main module, through node --import pyro-run/register",
     start: (env) => runNode(['--import', REGISTER, APP], { env: { ...env, OWN_OTEL_IN_MAIN: 'tracing.cjs', OWN_OTEL_INSTRUMENTATIONS: 'auto' } }),
@@ -39,7 +42,10 @@ const runs: (OwnOtelRun & { name: string })[] = [
     name: "the app's NodeSDK built with pyroscopeSpanProcessor(), from its main module",
     start: (env) => runCli([APP], { env: { ...env, OWN_OTEL_IN_MAIN: 'tracing.cjs', OWN_OTEL_LINK_PROCESSOR: '1' } }),
   },
-  { name: 'an ESM app whose tracing.mjs is imported after the preload', start: (env) => runNode(['--import', REGISTER, '--import', ESM_SDK, ESM_APP], { env }) },
+  {
+    name: 'an ESM app whose tracing.mjs is imported after the preload',
+    start: (env) => runNode(['--import', REGISTER, '--import', ESM_SDK, ESM_APP], { env }),
+  },
   {
     name: 'a TracerProvider and a context manager of its own, assembled by the app in its main module',
     start: (env) => runCli([APP], { env: { ...env, OWN_OTEL_IN_MAIN: 'tracing-provider.cjs' } }),
@@ -63,7 +69,9 @@ test("local mode: the recording holds the app's spans under its service name, li
   try {
     const out = tempDir();
     // --out records locally though the app's own exporter sends its spans to a collector.
-    const app = runCli(['--out', out, '--flush-interval', '1000', '--sampling-interval', '2000', '--quiet', 'node', '--require', SDK, APP], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    const app = runCli(['--out', out, '--flush-interval', '1000', '--sampling-interval', '2000', '--quiet', 'node', '--require', SDK, APP], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
     const port = (await app.line(/listening (\d+)/))[1];
     await load(`http://127.0.0.1:${port}`, (i) => `/work/${i}`, LOCAL_REQUESTS, 8);
     app.process.kill('SIGTERM');
@@ -79,7 +87,10 @@ test("local mode: the recording holds the app's spans under its service name, li
     }
     assert.equal(serverSpans(receiver).length, LOCAL_REQUESTS, "the app's exporter still sent its spans");
     const rootIds = new Set(roots.map((span) => span.spanId));
-    const hot = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.some((name) => /^hot_\d+_/.test(name)));
+    const hot = run.profiles
+      .filter((p) => p.type === 'cpu')
+      .flatMap((p) => p.samples)
+      .filter((s) => s.stack.some((name) => /^hot_\d+_/.test(name)));
     const linked = hot.filter((s) => rootIds.has(s.labels.span_id ?? ''));
     assert.ok(hot.length >= 100 && linked.length / hot.length >= 0.99, `${linked.length} of ${hot.length} hot CPU samples carry a recorded root's span_id`);
 

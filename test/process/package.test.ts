@@ -18,30 +18,47 @@ let tarball = '';
 let files: string[] = [];
 let project = '';
 
-before(() => {
-  const packDir = fresh();
-  // --ignore-scripts: `prepare` would rerun tsc and rewrite dist/ under the tests running beside
-  // this one (a half-written module fails to import there). dist/ is already built.
-  const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], repoRoot)) as { filename: string; files: { path: string }[] }[];
-  assert.ok(packed);
-  tarball = path.join(packDir, packed.filename);
-  files = packed.files.map((f) => f.path);
-  project = fresh();
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'packed-app', private: true, type: 'module' }));
-  writeFileSync(path.join(project, 'app.mjs'), "import http from 'node:http';\nawait fetch('data:,hello');\nconsole.log('app ran', http.STATUS_CODES[200]);\n");
-  writeFileSync(path.join(project, 'app.cjs'), "const http = require('node:http');\nconsole.log('app ran', http.STATUS_CODES[200]);\n");
-  npm(['install', '--omit=dev', '--no-package-lock', tarball], project);
-}, { timeout: NPM_TIMEOUT_MS * 2 });
+before(
+  () => {
+    const packDir = fresh();
+    // --ignore-scripts: `prepare` would rerun tsc and rewrite dist/ under the tests running beside
+    // this one (a half-written module fails to import there). dist/ is already built.
+    const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], repoRoot)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
+    assert.ok(packed);
+    tarball = path.join(packDir, packed.filename);
+    files = packed.files.map((f) => f.path);
+    project = fresh();
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'packed-app', private: true, type: 'module' }));
+    writeFileSync(
+      path.join(project, 'app.mjs'),
+      "import http from 'node:http';\nawait fetch('data:,hello');\nconsole.log('app ran', http.STATUS_CODES[200]);\n",
+    );
+    writeFileSync(path.join(project, 'app.cjs'), "const http = require('node:http');\nconsole.log('app ran', http.STATUS_CODES[200]);\n");
+    npm(['install', '--omit=dev', '--no-package-lock', tarball], project);
+  },
+  { timeout: NPM_TIMEOUT_MS * 2 },
+);
 
 describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
   it('holds the built code and the README only', () => {
     assert.ok(files.includes('dist/preload/register.js'));
     assert.ok(files.includes('dist/preload/worker.js'));
-    assert.ok(files.includes('dist/page/report.js'), 'the report page\'s script, which html.ts reads');
+    assert.ok(files.includes('dist/page/report.js'), "the report page's script, which html.ts reads");
     assert.ok(files.includes('dist/bin/pyro-run.js'));
     assert.ok(files.includes('dist/src/index.js'));
     assert.ok(files.includes('README.md'));
-    const unwanted = files.filter((f) => f.startsWith('dist/test/') || f.startsWith('test/') || f.startsWith('src/') || f.endsWith('.ts') && !f.endsWith('.d.ts') || f.endsWith('.map') || f.startsWith('bench/'));
+    const unwanted = files.filter(
+      (f) =>
+        f.startsWith('dist/test/') ||
+        f.startsWith('test/') ||
+        f.startsWith('src/') ||
+        (f.endsWith('.ts') && !f.endsWith('.d.ts')) ||
+        f.endsWith('.map') ||
+        f.startsWith('bench/'),
+    );
     assert.deepEqual(unwanted, []);
   });
 
@@ -69,7 +86,10 @@ describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
     assert.ok(readFileSync(file, 'utf8').includes(`<script>${script}</script>`));
   });
 
-  for (const [flag, app] of [['--import', 'app.mjs'], ['--require', 'app.cjs']] as const) {
+  for (const [flag, app] of [
+    ['--import', 'app.mjs'],
+    ['--require', 'app.cjs'],
+  ] as const) {
     it(`runs an app through \`node ${flag} pyro-run/register ${app}\``, async () => {
       const child = runNode([flag, 'pyro-run/register', app], { cwd: project, env: { PYRO_RUN_QUIET: 'on' } });
       const exit = await child.exit(60_000);

@@ -17,9 +17,21 @@ const { fresh } = scratchDirs('pyro-run-preload-bundle-');
 
 test("a bundled module's import.meta.url is its own compiled file's, resolved from the bundle's", () => {
   const cases: [string, string, string][] = [
-    ['const require = createRequire(import.meta.url);', '../src/vendor.js', 'const require = createRequire(new URL("../src/vendor.js", import.meta.url).href);'],
-    ["new URL('./flush-worker.js', import.meta.url)", '..\\src\\export\\final-flush.js', 'new URL(\'./flush-worker.js\', new URL("../src/export/final-flush.js", import.meta.url).href)'],
-    ['a(import.meta.url); b(import.meta.url);', 'register.js', 'a(new URL("./register.js", import.meta.url).href); b(new URL("./register.js", import.meta.url).href);'],
+    [
+      'const require = createRequire(import.meta.url);',
+      '../src/vendor.js',
+      'const require = createRequire(new URL("../src/vendor.js", import.meta.url).href);',
+    ],
+    [
+      "new URL('./flush-worker.js', import.meta.url)",
+      '..\\src\\export\\final-flush.js',
+      'new URL(\'./flush-worker.js\', new URL("../src/export/final-flush.js", import.meta.url).href)',
+    ],
+    [
+      'a(import.meta.url); b(import.meta.url);',
+      'register.js',
+      'a(new URL("./register.js", import.meta.url).href); b(new URL("./register.js", import.meta.url).href);',
+    ],
     ['no url here', 'src/x.js', 'no url here'],
   ];
   for (const [text, file, expected] of cases) assert.equal(keepOwnUrl(text, file), expected, file);
@@ -45,13 +57,19 @@ test("every module in each preload bundle (the main thread's, a worker's) resolv
 });
 
 test("before the app's first line, the agent's code is the main thread's preload bundle and the vendored bundles, nothing of dist/src/", async () => {
-  const app = runNode(['--import', fixture('modules/loaded-files.mjs'), '--import', registerPath, '-e', 'console.log(JSON.stringify(globalThis.loadedFiles()))'], {
-    env: { PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' },
-  });
+  const app = runNode(
+    ['--import', fixture('modules/loaded-files.mjs'), '--import', registerPath, '-e', 'console.log(JSON.stringify(globalThis.loadedFiles()))'],
+    {
+      env: { PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' },
+    },
+  );
   assert.equal((await app.exit()).code, 0, app.stderr);
   const dist = pathToFileURL(path.join(repoRoot, 'dist')).href;
   const ours = (JSON.parse(app.stdout.split('\n')[0]!) as string[]).filter((url) => url.startsWith(`${dist}/`)).map((url) => url.slice(dist.length + 1));
   assert.ok(ours.includes('preload/register.js'), ours.join(', '));
   assert.ok(ours.includes('vendor/otel.cjs'), 'the agent started: its OpenTelemetry bundle is loaded');
-  assert.deepEqual(ours.filter((file) => file !== 'preload/register.js' && !file.startsWith('vendor/')), []);
+  assert.deepEqual(
+    ours.filter((file) => file !== 'preload/register.js' && !file.startsWith('vendor/')),
+    [],
+  );
 });

@@ -76,7 +76,10 @@ describe('the report page', { timeout: TEST_TIMEOUT_MS, skip }, () => {
   it('lists the endpoints, heaviest CPU first, with count, latency and CPU', async () => {
     const { page } = await open();
     const rows = page.locator('[data-testid="endpoint-row"]');
-    assert.deepEqual(await rows.evaluateAll((elements) => elements.map((e) => (e as unknown as { dataset: Record<string, string | undefined> }).dataset.name)), [SHOP.users.name, SHOP.orders.name, SHOP.health.name]);
+    assert.deepEqual(
+      await rows.evaluateAll((elements) => elements.map((e) => (e as unknown as { dataset: Record<string, string | undefined> }).dataset.name)),
+      [SHOP.users.name, SHOP.orders.name, SHOP.health.name],
+    );
     const cells = await rows.first().locator('td').allTextContents();
     assert.deepEqual(cells.slice(0, 7), [SHOP.users.name, '4', '20.0ms', '100ms', '100ms', '131ms', '160ms']);
     assert.match(cells[7] as string, /^fib 92%/);
@@ -254,7 +257,10 @@ describe('the thread picker', { timeout: TEST_TIMEOUT_MS, skip }, () => {
     assert.deepEqual([...(await names(page))].sort(), ['resizeImage', 'workerLoop']);
 
     await pick(page, THREADS.main);
-    assert.ok([...(await names(page))].every((name) => (THREADS.mainFrames as readonly string[]).includes(name)), [...(await names(page))].join(', '));
+    assert.ok(
+      [...(await names(page))].every((name) => (THREADS.mainFrames as readonly string[]).includes(name)),
+      [...(await names(page))].join(', '),
+    );
     assert.equal(await rootTotal(page), 10 * MS);
 
     await pick(page, 'All threads');
@@ -283,9 +289,19 @@ describe('where the time went', { timeout: TEST_TIMEOUT_MS, skip }, () => {
     await page.click('[data-testid="endpoint-row"][data-name="GET /articles"]');
     await page.waitForSelector('[data-testid="waits"]:not([hidden])');
     assert.equal(await page.textContent('[data-testid="waits-title"]'), 'GET /articles');
-    assert.deepEqual(await page.locator('[data-testid="waits-bar"] > span').evaluateAll((parts) => parts.map((p) => p.getAttribute('data-part'))), ['cpu', 'database', 'http']);
-    assert.match((await page.textContent('[data-testid="waits-text"]')) ?? '', /^47\.0ms a request: CPU 5\.00ms · database 40\.0ms \(7 database calls a request, at most 9\) · HTTP calls 5\.00ms$/);
-    assert.match((await page.textContent('[data-testid="repeated"]')) ?? '', /^Repeated in one request: SELECT "id", "name" FROM "Authors" WHERE "id" = \? — run up to 8 times/);
+    assert.deepEqual(await page.locator('[data-testid="waits-bar"] > span').evaluateAll((parts) => parts.map((p) => p.getAttribute('data-part'))), [
+      'cpu',
+      'database',
+      'http',
+    ]);
+    assert.match(
+      (await page.textContent('[data-testid="waits-text"]')) ?? '',
+      /^47\.0ms a request: CPU 5\.00ms · database 40\.0ms \(7 database calls a request, at most 9\) · HTTP calls 5\.00ms$/,
+    );
+    assert.match(
+      (await page.textContent('[data-testid="repeated"]')) ?? '',
+      /^Repeated in one request: SELECT "id", "name" FROM "Authors" WHERE "id" = \? — run up to 8 times/,
+    );
     const calls = page.locator('[data-testid="call-row"]');
     assert.deepEqual(await calls.evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-category'), r.getAttribute('data-repeated')])), [
       ['database', 'true'],

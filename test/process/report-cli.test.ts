@@ -50,7 +50,10 @@ describe('pyro-run report', { timeout: TEST_TIMEOUT_MS }, () => {
     const dir = fresh();
     shopRecording(dir, 'shop-20261129-221503-1');
     const newer = shopRecording(dir, 'shop-20261130-080000-2');
-    writeFileSync(path.join(newer, 'run.json'), readFileSync(path.join(newer, 'run.json'), 'utf8').replace('2026-11-29T22:15:03.120Z', '2026-11-30T08:00:00.000Z'));
+    writeFileSync(
+      path.join(newer, 'run.json'),
+      readFileSync(path.join(newer, 'run.json'), 'utf8').replace('2026-11-29T22:15:03.120Z', '2026-11-30T08:00:00.000Z'),
+    );
     const result = await report([dir]);
     assert.equal(result.code, 0, result.stderr);
     assert.ok(result.stdout.endsWith(`Report: ${path.join(newer, 'report.html')}\n`), result.stdout);
@@ -81,7 +84,11 @@ describe('pyro-run report', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(result.code, 0, result.stderr);
     const json = JSON.parse(result.stdout) as { endpoints: { name: string; count: number; cpuNs: number }[]; run: { service: string }; trees: unknown };
     assert.equal(json.run.service, 'shop');
-    assert.deepEqual(json.endpoints[0] && [json.endpoints[0].name, json.endpoints[0].count, json.endpoints[0].cpuNs], [SHOP.users.name, SHOP.users.count, SHOP.users.cpuMs * 1e6]);
+    assert.deepEqual(json.endpoints[0] && [json.endpoints[0].name, json.endpoints[0].count, json.endpoints[0].cpuNs], [
+      SHOP.users.name,
+      SHOP.users.count,
+      SHOP.users.cpuMs * 1e6,
+    ]);
     assert.ok(json.trees);
     assert.ok(!existsSync(path.join(run, 'report.html')));
   });

@@ -18,7 +18,15 @@ const MACHINE_ID = '/etc/machine-id';
 async function resourceOf(start: (env: Record<string, string>) => Child): Promise<Attributes> {
   const receiver = await startReceiver();
   try {
-    const app = start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'resource-check', OTEL_NODE_RESOURCE_DETECTORS: DETECTORS, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', PYRO_RUN_PROFILES: 'none' });
+    const app = start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'resource-check',
+      OTEL_NODE_RESOURCE_DETECTORS: DETECTORS,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+      PYRO_RUN_PROFILES: 'none',
+    });
     try {
       const port = (await app.line(/listening (\d+)/))[1];
       assert.equal((await fetch(`http://127.0.0.1:${port}/work/1`)).status, 200);
@@ -45,10 +53,15 @@ test("the spans' resource holds every attribute OpenTelemetry's own register det
 test('an app that exits at once: its span goes without the late attributes, and no word about them', async () => {
   const receiver = await startReceiver();
   try {
-    const app = runCli([fixture('apps/exit-at-once.cjs')], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'exits-at-once', PYRO_RUN_PROFILES: 'none' } });
+    const app = runCli([fixture('apps/exit-at-once.cjs')], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'exits-at-once', PYRO_RUN_PROFILES: 'none' },
+    });
     assert.equal((await app.exit()).code, 0);
     assert.equal(app.stderr, '');
-    assert.deepEqual(receiver.spans.map((span) => [span.name, span.resource['service.name']]), [['quick', 'exits-at-once']]);
+    assert.deepEqual(
+      receiver.spans.map((span) => [span.name, span.resource['service.name']]),
+      [['quick', 'exits-at-once']],
+    );
   } finally {
     await receiver.close();
   }

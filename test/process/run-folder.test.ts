@@ -78,24 +78,28 @@ describe('making a folder fails with the real reason', () => {
     const base = tempDir();
     ensureFolder(base);
     writeFileSync(path.join(base, 'file'), '');
-    assert.equal(code(() => ensureFolder(path.join(base, 'file'))), 'EEXIST');
-    assert.equal(code(() => ensureFolder(path.join(base, 'file', 'sub'))), 'ENOTDIR');
+    assert.equal(
+      code(() => ensureFolder(path.join(base, 'file'))),
+      'EEXIST',
+    );
+    assert.equal(
+      code(() => ensureFolder(path.join(base, 'file', 'sub'))),
+      'ENOTDIR',
+    );
   });
 
   // Root ignores permission bits; /sys refuses new folders even to root.
   const readOnly = process.getuid?.() === 0 ? (process.platform === 'linux' ? '/sys' : undefined) : 'chmod';
-  it(
-    'inside a folder we may not write: EACCES, EPERM or EROFS, never ENOENT',
-    { skip: readOnly === undefined ? 'running as root on a system without /sys: no folder refuses root here' : false },
-    () => {
-      let parent = '/sys';
-      if (readOnly === 'chmod') {
-        parent = tempDir();
-        chmodSync(parent, 0o555);
-      }
-      assert.match(String(code(() => ensureFolder(path.join(parent, `pyro-run-test-${process.pid}`, 'recordings')))), /^(EACCES|EPERM|EROFS)$/);
-    },
-  );
+  it('inside a folder we may not write: EACCES, EPERM or EROFS, never ENOENT', {
+    skip: readOnly === undefined ? 'running as root on a system without /sys: no folder refuses root here' : false,
+  }, () => {
+    let parent = '/sys';
+    if (readOnly === 'chmod') {
+      parent = tempDir();
+      chmodSync(parent, 0o555);
+    }
+    assert.match(String(code(() => ensureFolder(path.join(parent, `pyro-run-test-${process.pid}`, 'recordings')))), /^(EACCES|EPERM|EROFS)$/);
+  });
 
   it('under /proc it fails at once (Node’s recursive mkdir spins there forever)', { skip: process.platform !== 'linux' && '/proc is Linux’s' }, () => {
     const module = pathToFileURL(path.join(repoRoot, 'dist/src/export/local/run-folder.js')).href;

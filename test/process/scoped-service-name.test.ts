@@ -38,7 +38,10 @@ test('profiles of an app named @acme/checkout are filed under @acme/checkout, th
   assert.deepEqual([...new Set(receiver.spans.map((span) => span.resource['service.name']))], [SCOPED]);
   assert.ok(receiver.ingests.length > 0);
   assert.deepEqual([...new Set(receiver.ingests.map((ingest) => ingest.seriesLabels.service_name))], [SCOPED]);
-  assert.deepEqual(receiver.requests.filter((r) => r.endpoint === 'ingest' && r.status !== 200).map((r) => `${r.status} ${r.error}`), []);
+  assert.deepEqual(
+    receiver.requests.filter((r) => r.endpoint === 'ingest' && r.status !== 200).map((r) => `${r.status} ${r.error}`),
+    [],
+  );
   assert.doesNotMatch(stderr, /warning/i);
   assertAttributed(t, receiver);
 });

@@ -43,17 +43,41 @@ function assertFlushed(receiver: Receiver): void {
   const spans = serverSpans(receiver).filter((s) => s.name === 'GET /work/:seq');
   assert.equal(new Set(spans.map((s) => s.spanId)).size, REQUESTS, 'every request’s span');
   assert.ok(spans.length <= 2 * REQUESTS, `${spans.length} spans: none more than twice`);
-  const hot = cpuIngests(receiver).flatMap((i) => i.samples).filter((s) => s.stack.some((f) => f.startsWith('hot_')) && s.labels.span_id);
+  const hot = cpuIngests(receiver)
+    .flatMap((i) => i.samples)
+    .filter((s) => s.stack.some((f) => f.startsWith('hot_')) && s.labels.span_id);
   assert.ok(hot.length > 0, 'the final CPU window did not arrive');
 }
 
-const endings: { name: string; end: (app: Child, base: string) => Promise<void> | void; expect: { code: number | null; signal: NodeJS.Signals | null }; app?: string }[] = [
-  { name: 'process.exit(7) from the app', end: (_, base) => void fetch(`${base}/exit/7`, { method: 'POST' }).then((r) => r.arrayBuffer()), expect: { code: 7, signal: null } },
+const endings: {
+  name: string;
+  end: (app: Child, base: string) => Promise<void> | void;
+  expect: { code: number | null; signal: NodeJS.Signals | null };
+  app?: string;
+}[] = [
+  {
+    name: 'process.exit(7) from the app',
+    end: (_, base) => void fetch(`${base}/exit/7`, { method: 'POST' }).then((r) => r.arrayBuffer()),
+    expect: { code: 7, signal: null },
+  },
   { name: 'SIGTERM with no handler of the app', end: (app) => void app.process.kill('SIGTERM'), expect: { code: null, signal: 'SIGTERM' } },
   { name: 'SIGINT with no handler of the app', end: (app) => void app.process.kill('SIGINT'), expect: { code: null, signal: 'SIGINT' } },
-  { name: 'an uncaught exception', end: (_, base) => void fetch(`${base}/crash`, { method: 'POST' }).then((r) => r.arrayBuffer()), expect: { code: 1, signal: null } },
-  { name: 'event loop runs dry', end: (_, base) => void fetch(`${base}/close`, { method: 'POST' }).then((r) => r.arrayBuffer()), expect: { code: 0, signal: null } },
-  { name: "SIGTERM handled by the app's own handler", app: 'apps/server-own-sigterm.cjs', end: (app) => void app.process.kill('SIGTERM'), expect: { code: 0, signal: null } },
+  {
+    name: 'an uncaught exception',
+    end: (_, base) => void fetch(`${base}/crash`, { method: 'POST' }).then((r) => r.arrayBuffer()),
+    expect: { code: 1, signal: null },
+  },
+  {
+    name: 'event loop runs dry',
+    end: (_, base) => void fetch(`${base}/close`, { method: 'POST' }).then((r) => r.arrayBuffer()),
+    expect: { code: 0, signal: null },
+  },
+  {
+    name: "SIGTERM handled by the app's own handler",
+    app: 'apps/server-own-sigterm.cjs',
+    end: (app) => void app.process.kill('SIGTERM'),
+    expect: { code: 0, signal: null },
+  },
 ];
 
 for (const ending of endings) {
@@ -95,7 +119,14 @@ for (const ending of endings.filter((e) => !e.app)) {
       assert.deepEqual({ code: exit.code, signal: exit.signal }, ending.expect, app.stderr);
       assert.ok(took < DEADLINE_MS + SLACK_MS, `took ${took} ms with a ${DEADLINE_MS} ms deadline`);
       assert.match(app.stderr, /not delivered within the 1500 ms shutdown deadline/);
-      assert.equal(app.stderr.trim().split('\n').filter((l) => l.includes('not delivered')).length, 1, app.stderr);
+      assert.equal(
+        app.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.includes('not delivered')).length,
+        1,
+        app.stderr,
+      );
     } finally {
       await receiver.close();
     }

@@ -43,7 +43,8 @@ for (const runtime of runtimes) {
           if (where === undefined) continue;
           seen[where] += sample.values.samples ?? 1;
           const spanId = sample.labels.span_id;
-          if (where === 'hot_in_span' || where === 'hot_attached') assert.ok(spanId !== undefined && inside[where].has(spanId), `a sample of ${where} is labelled with its span, not ${spanId}`);
+          if (where === 'hot_in_span' || where === 'hot_attached')
+            assert.ok(spanId !== undefined && inside[where].has(spanId), `a sample of ${where} is labelled with its span, not ${spanId}`);
           else assert.equal(spanId, undefined, `${where} ran outside the span's context but is labelled with ${spanId}`);
         }
       }

@@ -24,7 +24,11 @@ test('80 000 root spans named "process order <n>" are sent under one span_name, 
   assert.equal((await app.exit(120_000)).code, 0, app.stderr);
 
   const ingests = receiver.requests.filter((request) => request.endpoint === 'ingest');
-  assert.deepEqual(ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`), [], 'no upload refused');
+  assert.deepEqual(
+    ingests.filter((request) => request.status !== 200).map((request) => `${request.status} ${request.error}`),
+    [],
+    'no upload refused',
+  );
   const windows = new Set(receiver.ingests.map((ingest) => ingest.from));
   assert.ok(windows.size >= 2, `the run spans several windows: ${windows.size}`);
   const names = new Set(receiver.ingests.flatMap((ingest) => ingest.samples.map((sample) => sample.labels.span_name)).filter((name) => name !== undefined));

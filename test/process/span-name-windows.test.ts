@@ -36,6 +36,9 @@ test('samples taken before the route was known carry the route name too: one spa
     windows.get(spanId)!.add(sample.window);
   }
   assert.equal(names.size, REQUESTS);
-  assert.ok([...windows.values()].some((seen) => seen.size > 1), 'some request was cut by a window');
+  assert.ok(
+    [...windows.values()].some((seen) => seen.size > 1),
+    'some request was cut by a window',
+  );
   for (const [spanId, seen] of names) assert.deepEqual([...seen], ['GET /slow/:id'], `span ${spanId}`);
 });

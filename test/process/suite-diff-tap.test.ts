@@ -99,7 +99,9 @@ test('two runs compared: changed outcomes and tests that ran in one run only; co
 });
 
 test("node-postgres's runner: each printed test and the file's exit are results; a failure ends the file", () => {
-  const stdout = ['', '  simple query ✔', '  copy to \u2026 ? - SKIPPED', '  can connect with ssl FAILED!', '', 'Error: no SSL', '  at x (a.js:1:1)'].join('\n');
+  const stdout = ['', '  simple query ✔', '  copy to \u2026 ? - SKIPPED', '  can connect with ssl FAILED!', '', 'Error: no SSL', '  at x (a.js:1:1)'].join(
+    '\n',
+  );
   assert.deepEqual(tap.pgFileResults('test/integration/client/ssl-tests.js', stdout, 255), [
     { name: 'test/integration/client/ssl-tests.js › simple query', outcome: 'pass' },
     { name: 'test/integration/client/ssl-tests.js › copy to \u2026', outcome: 'skip' },

@@ -159,8 +159,13 @@ test("cucumber: a step and a hook that take a callback are called with cucumber'
   const seen = statuses(bare);
   assert.deepEqual(seen['a step and a hook that call back'], ['PASSED', 'PASSED', 'PASSED']);
   assert.deepEqual(seen['a hook of too many arguments'], ['PASSED', 'FAILED', 'SKIPPED']);
-  const refused = envelopes(bare, 'testStepFinished').find((finished) => finished.testStepResult.status === 'FAILED' && /arguments/.test(finished.testStepResult.message));
-  assert.match(refused?.testStepResult.message, /^Error: function has 3 arguments, should have 0 or 1 \(if synchronous or returning a promise\) or 2 \(if accepting a callback\)/);
+  const refused = envelopes(bare, 'testStepFinished').find(
+    (finished) => finished.testStepResult.status === 'FAILED' && /arguments/.test(finished.testStepResult.message),
+  );
+  assert.match(
+    refused?.testStepResult.message,
+    /^Error: function has 3 arguments, should have 0 or 1 \(if synchronous or returning a promise\) or 2 \(if accepting a callback\)/,
+  );
   assert.deepEqual(statuses(agent), seen);
   assert.deepEqual(envelopes(agent, 'testStepFinished'), envelopes(bare, 'testStepFinished'));
 });

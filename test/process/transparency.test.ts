@@ -101,7 +101,10 @@ test("http: a server fed mock requests (server.emit('request', req, res)) hands 
   assert.deepEqual(loud.agent, loud.bare);
   const warnings = warningsOnly(loud.warnings);
   assert.equal(warnings.length, 1, loud.warnings.join('\n'));
-  assert.match(warnings[0] ?? '', /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/);
+  assert.match(
+    warnings[0] ?? '',
+    /^pyro-run: warning: @opentelemetry\/instrumentation-http failed in its wrapper of emit\(\) \(.+\); that call ran without it, the app is not affected$/,
+  );
   const quiet = await observe('http server fed mock requests');
   assert.deepEqual(quiet.agent, quiet.bare);
   assert.deepEqual(quiet.warnings, []);
@@ -116,10 +119,15 @@ test('connect: a mounted http.Server and a mounted connect app answer under thei
   assert.deepEqual(warningsOnly(warnings), []);
 });
 
-test("restify: handlers keep their names (timers, debug info), an async handler is awaited, an error handler runs on errors only; no span is ended twice", async () => {
+test('restify: handlers keep their names (timers, debug info), an async handler is awaited, an error handler runs on errors only; no span is ended twice', async () => {
   const { bare, agent, warnings } = await observe('restify handlers by name, arity and kind', { PYRO_RUN_QUIET: 'off' });
   const seen = bare as { timers: string[][]; responses: string[] };
-  assert.deepEqual(seen.timers, [['first', 'syncHandler'], ['first', 'asyncHandler'], ['first', 'handler-0'], ['first', 'failing', 'recover']]);
+  assert.deepEqual(seen.timers, [
+    ['first', 'syncHandler'],
+    ['first', 'asyncHandler'],
+    ['first', 'handler-0'],
+    ['first', 'failing', 'recover'],
+  ]);
   assert.equal(seen.responses[3], '200 {"recovered":"boom"}');
   assert.deepEqual(agent, bare);
   assert.deepEqual(warningsOnly(warnings), []);
@@ -129,8 +137,14 @@ test("hapi: a route's options function, its handler and an extension run with th
   const { bare, agent, warnings } = await observe('hapi bind context, handler names and remote address', { PYRO_RUN_QUIET: 'off' });
   const seen = bare as { seen: unknown[][]; responses: string[]; handlers: string[][] };
   assert.deepEqual(seen.responses[0], 'hello from options');
-  assert.deepEqual(seen.handlers, [['/later', 'later'], ['/options', 'greet']]);
-  assert.deepEqual(seen.seen.find(([what]) => what === 'remoteAddress after destroy'), ['remoteAddress after destroy', null]);
+  assert.deepEqual(seen.handlers, [
+    ['/later', 'later'],
+    ['/options', 'greet'],
+  ]);
+  assert.deepEqual(
+    seen.seen.find(([what]) => what === 'remoteAddress after destroy'),
+    ['remoteAddress after destroy', null],
+  );
   assert.deepEqual(agent, bare);
   assert.deepEqual(warningsOnly(warnings), []);
 });
@@ -171,7 +185,7 @@ test("http client: a URL's encoded credentials, a URL with options, raw headers 
   assert.deepEqual(warnings, []);
 });
 
-test("a request and its response have the same own keys as without the agent: the context binding of their listeners adds none that show", async () => {
+test('a request and its response have the same own keys as without the agent: the context binding of their listeners adds none that show', async () => {
   const { bare, agent, warnings } = await observe('http request and response keys');
   assert.ok((bare as { req: string[] }).req.includes('method'));
   assert.deepEqual(agent, bare);
@@ -200,7 +214,7 @@ test("dataloader: batch functions that return no promise, throw, or reject with 
   assertSameWith('dataloader', observed);
 });
 
-test('graphql: after an execute(), the schema\'s resolvers answer executeSync() and a direct call, and read as the app wrote them', async () => {
+test("graphql: after an execute(), the schema's resolvers answer executeSync() and a direct call, and read as the app wrote them", async () => {
   const { bare, agent, warnings } = await observe('graphql resolvers after execute');
   assert.deepEqual(bare, {
     first: { data: { hello: 'hello a' } },
@@ -220,14 +234,20 @@ test("the agent takes no numbers from the app's Math.random (a seeded sequence s
 });
 
 test('no code the agent loads calls Math.random (host-metrics, off by default, aside)', () => {
-  const vendor = readdirSync(path.join(repoRoot, 'dist/vendor')).filter((file) => file.endsWith('.cjs') && file !== 'instrumentation-host-metrics.cjs').map((file) => path.join(repoRoot, 'dist/vendor', file));
-  const own = readdirSync(path.join(repoRoot, 'dist/src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => path.join(repoRoot, 'dist/src', file));
+  const vendor = readdirSync(path.join(repoRoot, 'dist/vendor'))
+    .filter((file) => file.endsWith('.cjs') && file !== 'instrumentation-host-metrics.cjs')
+    .map((file) => path.join(repoRoot, 'dist/vendor', file));
+  const own = readdirSync(path.join(repoRoot, 'dist/src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => path.join(repoRoot, 'dist/src', file));
   const preloads = readdirSync(path.join(repoRoot, 'dist/preload')).map((file) => path.join(repoRoot, 'dist/preload', file));
   const files = [...preloads, ...vendor, ...own];
   for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), /Math\.random\(/, file);
 });
 
-test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6), a refused OpenAI call', { skip: skipUnless('redis') }, async () => {
+test('a rejection the app leaves unhandled ends the process as in Node, whatever instrumentation watched the promise: a failed dns.promises.lookup, a refused node-redis command (redis 5 and 6), a refused OpenAI call', {
+  skip: skipUnless('redis'),
+}, async () => {
   const redis = await startRedis();
   const openai = await startOpenAiLike();
   try {
@@ -240,7 +260,9 @@ test('a rejection the app leaves unhandled ends the process as in Node, whatever
     for (const run of runs) {
       for (const agent of [false, true]) {
         const app = fixture('apps/unhandled-rejection.cjs');
-        const child = runNode(agent ? ['--import', registerPath, app, run.name, ...run.args] : [app, run.name, ...run.args], { env: { ...run.env, PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' } });
+        const child = runNode(agent ? ['--import', registerPath, app, run.name, ...run.args] : [app, run.name, ...run.args], {
+          env: { ...run.env, PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on' },
+        });
         const exit = await child.exit();
         const label = `${run.name} ${run.env.REDIS_MODULE ?? ''}${agent ? ' with the agent' : ''}`;
         assert.equal(exit.code, 1, `${label}: ${child.stderr}`);
@@ -256,12 +278,15 @@ test("lru-memoizer: the memoized function has its cache's methods and options (d
   const { bare, agent, warnings } = await observe('lru-memoizer memoized function');
   const seen = bare as { first: string; keys: string[]; after: string[]; own: string[] };
   assert.deepEqual([seen.first, seen.keys, seen.after], ['user 7', ['id:7'], []]);
-  assert.ok(['del', 'hash', 'keys', 'load', 'max', 'on', 'reset'].every((name) => seen.own.includes(name)), seen.own.join());
+  assert.ok(
+    ['del', 'hash', 'keys', 'load', 'max', 'on', 'reset'].every((name) => seen.own.includes(name)),
+    seen.own.join(),
+  );
   assert.deepEqual(agent, bare);
   assert.deepEqual(warnings, []);
 });
 
-test("every function the instrumented libraries export, or put on what they make, reads the same: name, arity, kind, own properties", async () => {
+test('every function the instrumented libraries export, or put on what they make, reads the same: name, arity, kind, own properties', async () => {
   const { bare, agent, warnings } = await observe('library function shapes');
   assert.ok(Object.keys((bare as Record<string, object>)['restify instance']!).length > 20, 'instances are looked at');
   assert.deepEqual(agent, bare);
@@ -272,7 +297,10 @@ test("pyro-run adds one global of its own (and OpenTelemetry's API registry, as 
   const { bare, agent } = await observe('globals after a request');
   const added = (agent as string[]).filter((name) => !(bare as string[]).includes(name));
   assert.deepEqual(added, ['Symbol(opentelemetry.js.api.1)', 'Symbol(pyro-run)']);
-  assert.deepEqual((bare as string[]).filter((name) => !(agent as string[]).includes(name)), []);
+  assert.deepEqual(
+    (bare as string[]).filter((name) => !(agent as string[]).includes(name)),
+    [],
+  );
 });
 
 test('pino: with no logs pipeline asked for, the logger writes to the destination it is given, itself its stream, line for line', async () => {
@@ -321,7 +349,12 @@ test("openai: the app reads a call's body once, the way it asks — parse(), asR
 
 test('AWS SDK v3: a middleware stack whose handler returns a plain value, nothing, or throws settles with what the handler gave', async () => {
   const observed = await observe('smithy middleware stack with plain handlers');
-  assert.deepEqual(observed.bare, [{ value: { output: 42, input: { marked: true } } }, { value: null }, { error: 'refused at once' }, { value: { output: 'later' } }]);
+  assert.deepEqual(observed.bare, [
+    { value: { output: 42, input: { marked: true } } },
+    { value: null },
+    { error: 'refused at once' },
+    { value: { output: 'later' } },
+  ]);
   assertSameWith('aws-sdk', observed);
 });
 
@@ -335,11 +368,16 @@ test("AWS SDK v3: a client's results and service errors read the same (SQS again
 
 test("NestJS: a guard's ExecutionContext hands it the controller's own method (getHandler()), which apps compare and key maps by", async () => {
   const observed = await observe('nest guard sees the controller method');
-  assert.deepEqual(observed.bare, [{ same: true, keyed: 'orders:read', name: 'work', length: 1, kind: 'Function', roles: ['clerk'], class: true }, '200 {"id":7}']);
+  assert.deepEqual(observed.bare, [
+    { same: true, keyed: 'orders:read', name: 'work', length: 1, kind: 'Function', roles: ['clerk'], class: true },
+    '200 {"id":7}',
+  ]);
   assertSameWith('nestjs-core', observed);
 });
 
-test("amqplib: waitForConfirms() on a confirm channel closed with messages published without a callback rejects with 'channel closed'; with callbacks, each is called", { skip: skipUnless('rabbitmq') }, async () => {
+test("amqplib: waitForConfirms() on a confirm channel closed with messages published without a callback rejects with 'channel closed'; with callbacks, each is called", {
+  skip: skipUnless('rabbitmq'),
+}, async () => {
   const broker = await startRabbitMq();
   try {
     const observed = await observe('amqplib confirms when the channel closes', {}, [broker.url]);
@@ -354,7 +392,15 @@ test("@koa/router: a route's functions on the router's stack keep their names an
   const observed = await observe('@koa/router handlers as written');
   assert.deepEqual(observed.bare, {
     body: 'user 7',
-    stack: [['/users/:id', [['loadUser', 2, 'AsyncFunction', ['length', 'name']], ['showUser', 1, 'AsyncFunction', ['length', 'name']]]]],
+    stack: [
+      [
+        '/users/:id',
+        [
+          ['loadUser', 2, 'AsyncFunction', ['length', 'name']],
+          ['showUser', 1, 'AsyncFunction', ['length', 'name']],
+        ],
+      ],
+    ],
     symbols: [[], []],
   });
   assertSameWith('koa', observed);

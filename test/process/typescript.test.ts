@@ -33,8 +33,28 @@ for (const sourceMaps of ['on', 'off'] as const) {
   test(`compiled TypeScript, source maps ${sourceMaps}`, async () => {
     const out = fresh();
     const build = path.join(out, 'build');
-    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', path.join(repoRoot, 'examples/typescript/tsconfig.json'), '--outDir', build]);
-    const app = runCli(['--out', path.join(out, 'rec'), '--quiet', '--log-level', 'debug', '--source-maps', sourceMaps, '--sampling-interval', '2000', path.join(build, 'server.js')], { env: { PORT: '0' } });
+    execFileSync(process.execPath, [
+      path.join(repoRoot, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      path.join(repoRoot, 'examples/typescript/tsconfig.json'),
+      '--outDir',
+      build,
+    ]);
+    const app = runCli(
+      [
+        '--out',
+        path.join(out, 'rec'),
+        '--quiet',
+        '--log-level',
+        'debug',
+        '--source-maps',
+        sourceMaps,
+        '--sampling-interval',
+        '2000',
+        path.join(build, 'server.js'),
+      ],
+      { env: { PORT: '0' } },
+    );
     const port = (await app.line(/listening (\d+)/))[1];
     // Maps are read asynchronously after start, and take effect from the next window on: what
     // ran before that (start-up) keeps its compiled names. The load starts once they are in.
@@ -55,10 +75,13 @@ for (const sourceMaps of ['on', 'off'] as const) {
   });
 }
 
-test('`pyro-run npm start` running TypeScript through Node\'s type stripping', async () => {
+test("`pyro-run npm start` running TypeScript through Node's type stripping", async () => {
   const out = fresh();
   // The command is npm: the preload travels in NODE_OPTIONS to the node that `npm start` runs.
-  const app = runCli(['--out', out, '--quiet', '--sampling-interval', '2000', 'npm', 'start'], { cwd: path.join(repoRoot, 'examples/typescript'), env: { PORT: '0' } });
+  const app = runCli(['--out', out, '--quiet', '--sampling-interval', '2000', 'npm', 'start'], {
+    cwd: path.join(repoRoot, 'examples/typescript'),
+    env: { PORT: '0' },
+  });
   const port = (await app.line(/listening (\d+)/))[1];
   await load(`http://127.0.0.1:${port}`, (i) => `/n/${i}`, 30, 2);
   app.process.kill('SIGTERM');
@@ -73,13 +96,22 @@ test('`pyro-run npm start` running TypeScript through Node\'s type stripping', a
 
 test("started by a dependency's CLI (as `npx next start` is): the service is the project's, and its source maps are found", async (t) => {
   const project = fresh();
-  execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', path.join(repoRoot, 'examples/typescript/tsconfig.json'), '--outDir', path.join(project, 'build')]);
+  execFileSync(process.execPath, [
+    path.join(repoRoot, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    path.join(repoRoot, 'examples/typescript/tsconfig.json'),
+    '--outDir',
+    path.join(project, 'build'),
+  ]);
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'launched-by-a-cli', private: true, type: 'module' }));
   // The framework's CLI, in the project's node_modules, runs the project's build from the working directory.
   const cli = path.join(project, 'node_modules/serve-it/bin/serve-it.mjs');
   mkdirSync(path.dirname(cli), { recursive: true });
   writeFileSync(path.join(project, 'node_modules/serve-it/package.json'), JSON.stringify({ name: 'serve-it', type: 'module' }));
-  writeFileSync(cli, "import path from 'node:path';\nimport { pathToFileURL } from 'node:url';\nawait import(pathToFileURL(path.join(process.cwd(), 'build/server.js')).href);\n");
+  writeFileSync(
+    cli,
+    "import path from 'node:path';\nimport { pathToFileURL } from 'node:url';\nawait import(pathToFileURL(path.join(process.cwd(), 'build/server.js')).href);\n",
+  );
   const out = fresh();
   const app = runCli(['--out', out, '--quiet', '--log-level', 'debug', '--sampling-interval', '2000', 'node', cli], { cwd: project, env: { PORT: '0' } });
   t.after(() => app.process.kill('SIGKILL'));

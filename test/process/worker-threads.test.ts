@@ -85,7 +85,9 @@ function threads(samples: readonly SampleView[], bySeq: Map<number, string>): Th
 function assertThreads(t: { diagnostic(message: string): void }, seen: Threads, measuredMicros: number, names: RegExp[]): void {
   const measured = measuredMicros * 1000;
   const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
-  t.diagnostic(`workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of what their tasks measured, ${share(seen.workerCpuInRequests, measured)} in their request's span; request functions carrying their span: workers ${seen.worker.right}/${seen.worker.total}, main ${seen.main.right}/${seen.main.total}; threads ${[...seen.names].join(', ')}`);
+  t.diagnostic(
+    `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of what their tasks measured, ${share(seen.workerCpuInRequests, measured)} in their request's span; request functions carrying their span: workers ${seen.worker.right}/${seen.worker.total}, main ${seen.main.right}/${seen.main.total}; threads ${[...seen.names].join(', ')}`,
+  );
   assert.ok(seen.workerCpu >= 0.8 * measured, `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of ${measuredMicros} µs measured`);
   assert.ok(seen.workerCpuInRequests >= 0.9 * measured, `workers' CPU in its request's span: ${share(seen.workerCpuInRequests, measured)}`);
   assert.ok(seen.worker.total >= 150, `too few samples in the workers' request functions: ${seen.worker.total}`);
@@ -95,7 +97,11 @@ function assertThreads(t: { diagnostic(message: string): void }, seen: Threads, 
   assert.ok(seen.names.has('main'));
   const workers = [...seen.names].filter((name) => name !== 'main');
   assert.equal(workers.length, names.length, `worker threads: ${workers.join(', ')}`);
-  for (const name of names) assert.ok(workers.some((worker) => name.test(worker)), `no thread named ${name}: ${workers.join(', ')}`);
+  for (const name of names)
+    assert.ok(
+      workers.some((worker) => name.test(worker)),
+      `no thread named ${name}: ${workers.join(', ')}`,
+    );
 }
 
 const UNNAMED = /^worker \d+$/;
@@ -124,7 +130,15 @@ for (const { pool, names } of POOLS) {
 
 test('local mode: the workers are recorded with the main thread, each sample under its thread_name', async (t) => {
   const out = fresh();
-  const app = runNode(['--import', registerPath, SERVER], { env: { POOL: 'piscina', PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000', PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });
+  const app = runNode(['--import', registerPath, SERVER], {
+    env: {
+      POOL: 'piscina',
+      PYRO_RUN_OUTPUT_DIR: out,
+      PYRO_RUN_QUIET: 'on',
+      PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
+      PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+    },
+  });
   const stats = await drive(app);
   const run = readRecording(out);
   const samples = run.profiles.filter((profile) => profile.type === 'cpu').flatMap((profile) => profile.samples);
@@ -133,12 +147,20 @@ test('local mode: the workers are recorded with the main thread, each sample und
 
 test('the heap profile holds each worker’s memory in use, under its thread_name, next to the main thread’s', async () => {
   const out = fresh();
-  const app = runNode(['--expose-gc', '--import', registerPath, fixture('workers/heap.mjs')], { env: { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', PYRO_RUN_PROFILES: 'cpu,heap', PYROSCOPE_FLUSH_INTERVAL_MS: '1000' } });
+  const app = runNode(['--expose-gc', '--import', registerPath, fixture('workers/heap.mjs')], {
+    env: { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', PYRO_RUN_PROFILES: 'cpu,heap', PYROSCOPE_FLUSH_INTERVAL_MS: '1000' },
+  });
   const exit = await app.exit();
   assert.equal(exit.code, 0, app.stderr);
   assert.equal(app.stderr, '');
   const heaps = readRecording(out).profiles.filter((profile) => profile.type === 'heap');
-  const keptBy = (thread: string, frame: string) => Math.max(0, ...heaps.map((heap) => heap.samples.filter((s) => s.labels.thread_name === thread && s.stack.includes(frame)).reduce((sum, s) => sum + (s.values.inuse_space ?? 0), 0)));
+  const keptBy = (thread: string, frame: string) =>
+    Math.max(
+      0,
+      ...heaps.map((heap) =>
+        heap.samples.filter((s) => s.labels.thread_name === thread && s.stack.includes(frame)).reduce((sum, s) => sum + (s.values.inuse_space ?? 0), 0),
+      ),
+    );
   const worker = keptBy('keeper', 'keep_in_worker');
   const main = keptBy('main', 'keep_in_main');
   // 16 and 8 MB of strings and their objects, as V8's sampling (every 512 KB on average) finds and

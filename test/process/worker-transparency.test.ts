@@ -13,7 +13,12 @@ import { OtlpSpanKind } from '../support/receiver.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-worker-transparency-');
-const local = (out: string, extra: Record<string, string> = {}) => ({ PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000', ...extra });
+const local = (out: string, extra: Record<string, string> = {}) => ({
+  PYRO_RUN_OUTPUT_DIR: out,
+  PYRO_RUN_QUIET: 'on',
+  PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '2000',
+  ...extra,
+});
 
 /** Runs a fixture bare and with the preload (local mode); both must end 0 with nothing on stderr. */
 async function bareAndWithAgent(script: string, env: Record<string, string> = {}, nodeFlags: string[] = []) {
@@ -38,7 +43,10 @@ test('messages between threads arrive as posted, inside a request and out, by ev
   const run = readRecording(out);
   const [request] = run.spans.filter((span) => span.kind === OtlpSpanKind.Server);
   assert.ok(request, 'the request’s span');
-  const burns = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.some((name) => name.startsWith('burn_')));
+  const burns = run.profiles
+    .filter((p) => p.type === 'cpu')
+    .flatMap((p) => p.samples)
+    .filter((s) => s.stack.some((name) => name.startsWith('burn_')));
   const inRequest = burns.filter((s) => s.stack.includes('burn_in_a_request'));
   const atStartup = burns.filter((s) => s.stack.includes('burn_at_startup'));
   assert.ok(inRequest.length > 0 && atStartup.length > 0, 'both burns sampled');
@@ -54,7 +62,11 @@ test('a worker has the globals the main thread has: @hapi/lab’s leak check (ma
 
 test('workers started with options of their own, or none, or an environment of their own, or by a worker, by a process with V8 options a worker refuses, run the agent and are profiled; so does a process a worker forks', async () => {
   const forkOut = fresh();
-  const { bare, agent, out } = await bareAndWithAgent('workers/exec-argv.mjs', { FORK_OUTPUT_DIR: forkOut }, ['--max-old-space-size=300', '--expose-gc', '--stack-trace-limit=20']);
+  const { bare, agent, out } = await bareAndWithAgent('workers/exec-argv.mjs', { FORK_OUTPUT_DIR: forkOut }, [
+    '--max-old-space-size=300',
+    '--expose-gc',
+    '--stack-trace-limit=20',
+  ]);
   const burners = ['inherited', 'given', 'empty', 'envless', 'nested'];
   for (const how of [...burners, 'nesting', 'forked']) {
     assert.match(bare, new RegExp(`^${how}: agent false$`, 'm'));
@@ -70,9 +82,14 @@ test('workers started with options of their own, or none, or an environment of t
     assert.deepEqual(execArgvOf('given'), ['--no-warnings']);
     assert.deepEqual(execArgvOf('empty'), []);
   }
-  const samples = readRecording(out).profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples);
+  const samples = readRecording(out)
+    .profiles.filter((p) => p.type === 'cpu')
+    .flatMap((p) => p.samples);
   for (const how of burners) {
-    assert.ok(samples.some((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how), `${how}: its function under its name`);
+    assert.ok(
+      samples.some((s) => s.stack.includes(`burn_${how}`) && s.labels.thread_name === how),
+      `${how}: its function under its name`,
+    );
     // The whole thread's CPU: its collections are under their own frame.
     const cpu = samples.filter((s) => s.labels.thread_name === how).reduce((sum, s) => sum + (s.values.cpu ?? 0), 0);
     assert.ok(cpu >= 0.8 * 100e6, `${how}: ${cpu / 1e6} ms of its 100 ms in the profile`);
@@ -99,7 +116,9 @@ test('PYRO_RUN_WORKERS=off: workers run no agent of their own, messages are left
 for (const end of ['exit', 'signal'] as const) {
   test(`what a working worker sampled last is sent when the process ends (${end === 'exit' ? 'process.exit()' : 'SIGTERM'})`, async () => {
     const out = fresh();
-    const app = runNode(['--import', registerPath, fixture('workers/steady.mjs')], { env: { ...local(out, { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '10000' }), END: end } });
+    const app = runNode(['--import', registerPath, fixture('workers/steady.mjs')], {
+      env: { ...local(out, { PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '10000' }), END: end },
+    });
     let worked: number;
     try {
       worked = Number((await app.line(/^worked (\d+)$/m))[1]);
@@ -134,7 +153,10 @@ for (const [major, node] of [
     assert.doesNotMatch(app.stdout, /MISMATCH/);
     const run = readRecording(out);
     const [request] = run.spans.filter((span) => span.kind === OtlpSpanKind.Server);
-    const burns = run.profiles.filter((p) => p.type === 'cpu').flatMap((p) => p.samples).filter((s) => s.stack.includes('burn_in_a_request'));
+    const burns = run.profiles
+      .filter((p) => p.type === 'cpu')
+      .flatMap((p) => p.samples)
+      .filter((s) => s.stack.includes('burn_in_a_request'));
     assert.ok(burns.length > 0);
     for (const sample of burns) assert.equal(sample.spanId, request?.spanId);
   });

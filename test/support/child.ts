@@ -120,7 +120,9 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 
 /** `node <args>`: node flags and script as given. */
 export function runNode(args: string[], options: RunOptions = {}): Child {
-  return new Child(spawn(options.node ?? process.execPath, args, { env: childEnv(options.env), cwd: options.cwd ?? repoRoot, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return new Child(
+    spawn(options.node ?? process.execPath, args, { env: childEnv(options.env), cwd: options.cwd ?? repoRoot, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
 }
 
 /** The real CLI: `pyro-run <args>`. */

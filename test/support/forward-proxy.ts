@@ -17,7 +17,17 @@ const hosts = JSON.parse(process.env.FORWARD_PROXY_HOSTS ?? '{}') as Record<stri
 const requiredAuth = process.env.FORWARD_PROXY_AUTH;
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and the proxy's own credentials: not passed on. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 export interface ProxiedLine {
   kind: 'request' | 'tunnel';

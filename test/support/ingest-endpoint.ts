@@ -122,7 +122,10 @@ export async function handleIngest(request: ReceivedRequest, serviceNameRule: Se
     ...labels,
   };
   if (serviceNameRule === 'duplicates-app-name' && 'service_name' in labels) {
-    const text = `{${Object.entries(seriesLabels).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+    const text = `{${Object.entries(seriesLabels)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(', ')}}`;
     return { reply: ingestErrorReply(400, `profile with labels '${text}' has duplicate label name: 'service_name'`), record: undefined };
   }
   const limitError = profileLimitError(seriesLabels, profile, decoded.rawSize) ?? seriesLimitError(seriesLabels, profile);

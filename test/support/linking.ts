@@ -100,7 +100,10 @@ export function assertAttributed(t: { diagnostic(message: string): void }, recei
   const share = attribution(receiver, cpuIngests(receiver), frame);
   t.diagnostic(`attribution ${(share.share * 100).toFixed(2)}%: ${share.right}/${share.total} ${what} CPU samples carry their request's span_id`);
   assert.ok(share.total >= minSamples, `too few ${what} CPU samples to judge: ${share.total}`);
-  assert.ok(share.share >= minShare, `${what} attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong: ${share.unlabelled} unlabelled, ${share.wrong - share.unlabelled} another span's)`);
+  assert.ok(
+    share.share >= minShare,
+    `${what} attribution ${(share.share * 100).toFixed(2)}% (${share.wrong} of ${share.total} samples wrong: ${share.unlabelled} unlabelled, ${share.wrong - share.unlabelled} another span's)`,
+  );
   return share;
 }
 
@@ -130,7 +133,10 @@ export function assertLinked(receiver: Receiver, serviceName: string, spans: rea
 
   const cpu = cpuIngests(receiver);
   assert.ok(cpu.length > 0, 'no CPU profile arrived');
-  assert.ok(receiver.ingests.some((i) => i.metricName === 'wall'), 'no wall profile arrived');
+  assert.ok(
+    receiver.ingests.some((i) => i.metricName === 'wall'),
+    'no wall profile arrived',
+  );
   for (const ingest of receiver.ingests) {
     assert.equal(ingest.serviceName, serviceName);
     assert.equal(ingest.spyName, 'nodespy');

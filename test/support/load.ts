@@ -23,7 +23,13 @@ export async function load(baseUrl: string, paths: (i: number) => string, total:
  * sends `total` GETs with `concurrency` in flight, then SIGTERM — the app must die of it, having
  * said no warning or error. Returns when it was listening (epoch ms).
  */
-export async function serveThenTerminate(app: Child, paths: (i: number) => string, total: number, concurrency: number, listenTimeoutMs = 30_000): Promise<number> {
+export async function serveThenTerminate(
+  app: Child,
+  paths: (i: number) => string,
+  total: number,
+  concurrency: number,
+  listenTimeoutMs = 30_000,
+): Promise<number> {
   const port = (await app.line(/listening (\d+)/, listenTimeoutMs))[1];
   const listeningAt = Date.now();
   await load(`http://127.0.0.1:${port}`, paths, total, concurrency);

@@ -32,6 +32,7 @@ export async function serverDir(prefix: string, user: string): Promise<ServerDir
     chownSync(dir, await id('-u'), await id('-g'));
   }
   // cwd: the service user may not be allowed into the test's own working directory.
-  const tool = (binary: string, args: string[]) => (asRoot ? run('runuser', ['-u', user, '--', binary, ...args], { cwd: dir }) : run(binary, args, { cwd: dir }));
+  const tool = (binary: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', user, '--', binary, ...args], { cwd: dir }) : run(binary, args, { cwd: dir });
   return { dir, tool };
 }

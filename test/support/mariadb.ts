@@ -28,9 +28,22 @@ export async function startMariaDb(): Promise<MariaDb> {
   const data = path.join(dir, 'data');
   await tool(INSTALL_DB, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db']);
   const port = await freePort();
-  const args = ['--no-defaults', `--datadir=${data}`, `--socket=${path.join(dir, 'sock')}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-grant-tables', '--skip-log-bin', '--innodb-flush-log-at-trx-commit=0'];
+  const args = [
+    '--no-defaults',
+    `--datadir=${data}`,
+    `--socket=${path.join(dir, 'sock')}`,
+    `--port=${port}`,
+    '--bind-address=127.0.0.1',
+    '--skip-grant-tables',
+    '--skip-log-bin',
+    '--innodb-flush-log-at-trx-commit=0',
+  ];
   const asRoot = process.getuid?.() === 0;
-  const server = new Child(asRoot ? spawn('runuser', ['-u', SERVICE_USER, '--', MARIADB_SERVER, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(MARIADB_SERVER, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const server = new Child(
+    asRoot
+      ? spawn('runuser', ['-u', SERVICE_USER, '--', MARIADB_SERVER, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(MARIADB_SERVER, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   const stop = async () => {
     server.process.kill('SIGTERM');
     await server.exit(60_000).catch(() => server.process.kill('SIGKILL'));
@@ -44,4 +57,3 @@ export async function startMariaDb(): Promise<MariaDb> {
   }
   return { url: `mysql://root@127.0.0.1:${port}/mysql`, port, stop };
 }
-

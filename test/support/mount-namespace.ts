@@ -20,9 +20,13 @@ const SCRIPT = 'mount -t tmpfs -o "$OPTIONS" pyro-run-test "$MNT" && cd "$MNT" &
 export function mountNamespaceUnavailable(): string | undefined {
   const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-mount-probe-'));
   try {
-    const probe = spawnSync('unshare', ['--mount', '--', 'sh', '-c', 'mount -t tmpfs -o size=16k pyro-run-test "$0"', dir], { encoding: 'utf8', timeout: 10_000 });
+    const probe = spawnSync('unshare', ['--mount', '--', 'sh', '-c', 'mount -t tmpfs -o size=16k pyro-run-test "$0"', dir], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     if (probe.error) return `unshare cannot run: ${probe.error.message}`;
-    if (probe.status !== 0) return `a private tmpfs mount (unshare --mount, mount -t tmpfs) is not permitted here: ${probe.stderr.trim() || `exit ${probe.status}`}`;
+    if (probe.status !== 0)
+      return `a private tmpfs mount (unshare --mount, mount -t tmpfs) is not permitted here: ${probe.stderr.trim() || `exit ${probe.status}`}`;
     return undefined;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -27,7 +27,10 @@ const response = (model: string, status: 'in_progress' | 'completed') => ({
   created_at: 1_700_000_000,
   status,
   model,
-  output: status === 'completed' ? [{ id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'hello there', annotations: [] }] }] : [],
+  output:
+    status === 'completed'
+      ? [{ id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'hello there', annotations: [] }] }]
+      : [],
   usage: status === 'completed' ? { input_tokens: 5, output_tokens: 2, total_tokens: 7 } : null,
 });
 

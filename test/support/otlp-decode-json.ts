@@ -85,9 +85,7 @@ export function decodeTraceRequestJson(text: string): DecodedSpan[] {
     throw new OtlpJsonError(`invalid JSON: ${(error as Error).message}`);
   }
   const request = obj(root, 'ExportTraceServiceRequest');
-  return list(get(request, 'resourceSpans', 'resource_spans'), 'resourceSpans').flatMap((rs, i) =>
-    decodeResourceSpans(obj(rs, `resourceSpans[${i}]`)),
-  );
+  return list(get(request, 'resourceSpans', 'resource_spans'), 'resourceSpans').flatMap((rs, i) => decodeResourceSpans(obj(rs, `resourceSpans[${i}]`)));
 }
 
 function decodeResourceSpans(rs: Json): DecodedSpan[] {

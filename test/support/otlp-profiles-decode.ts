@@ -67,7 +67,9 @@ export interface DecodedProfilesRequest {
 let requestType: protobuf.Type | undefined;
 
 function schema(): protobuf.Type {
-  requestType ??= protobuf.loadSync(fixture('otlp-profiles/profiles-v1.10.proto')).lookupType('opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest');
+  requestType ??= protobuf
+    .loadSync(fixture('otlp-profiles/profiles-v1.10.proto'))
+    .lookupType('opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest');
   return requestType;
 }
 

@@ -4,15 +4,7 @@
 // common/v1/common.proto and resource/v1/resource.proto.
 
 /** AnyValue: int64 becomes a number when it is a safe integer, else a bigint. */
-export type AttributeValue =
-  | string
-  | boolean
-  | number
-  | bigint
-  | Uint8Array
-  | AttributeValue[]
-  | { [key: string]: AttributeValue }
-  | null;
+export type AttributeValue = string | boolean | number | bigint | Uint8Array | AttributeValue[] | { [key: string]: AttributeValue } | null;
 
 export type Attributes = Record<string, AttributeValue>;
 

@@ -42,7 +42,9 @@ export async function checkOwnOtelApp(t: TestContext, run: OwnOtelRun): Promise<
     assert.match(app.stderr, /the app's own OpenTelemetry SDK handles its spans \(service\.name "own-otel-app"\)/);
     // The one thing said about pyro-run's own span settings, and nothing else to warn about.
     const warnings = app.stderr.split('\n').filter((line) => /warning|error/i.test(line));
-    assert.deepEqual(warnings, ["pyro-run: warning: OTEL_EXPORTER_OTLP_ENDPOINT: not used by pyro-run for spans — the app's own OpenTelemetry SDK exports them, with its own settings"]);
+    assert.deepEqual(warnings, [
+      "pyro-run: warning: OTEL_EXPORTER_OTLP_ENDPOINT: not used by pyro-run for spans — the app's own OpenTelemetry SDK exports them, with its own settings",
+    ]);
     if (run.ownContextManager) {
       const [, entered, inCharge] = app.stdout.match(/own context manager entered (\d+) contexts, in charge: (\w+)/) ?? [];
       assert.equal(inCharge, 'true', app.stdout);

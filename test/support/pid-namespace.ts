@@ -23,7 +23,10 @@ export function pid1Of(unsharePid: number): number {
   const children = readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, 'utf8').trim().split(/\s+/).map(Number);
   if (children.length !== 1) throw new Error(`unshare ${unsharePid} has children ${JSON.stringify(children)}, expected one`);
   const pid = children[0]!;
-  const nspid = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^NSpid:\s+(.*)$/m)?.[1]?.split(/\s+/).map(Number);
+  const nspid = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .match(/^NSpid:\s+(.*)$/m)?.[1]
+    ?.split(/\s+/)
+    .map(Number);
   if (nspid?.at(-1) !== 1) throw new Error(`process ${pid} is not PID 1 of its namespace (NSpid ${JSON.stringify(nspid)})`);
   return pid;
 }

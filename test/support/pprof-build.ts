@@ -53,9 +53,7 @@ export function buildProfile(spec: ProfileSpec): Profile {
 
   return new Profile({
     sampleType: spec.sampleTypes.map(([type, unit]) => new ValueType({ type: strings.dedup(type), unit: strings.dedup(unit) })),
-    periodType: spec.periodType
-      ? new ValueType({ type: strings.dedup(spec.periodType[0]), unit: strings.dedup(spec.periodType[1]) })
-      : undefined,
+    periodType: spec.periodType ? new ValueType({ type: strings.dedup(spec.periodType[0]), unit: strings.dedup(spec.periodType[1]) }) : undefined,
     period: spec.period ?? 0,
     timeNanos: spec.timeNanos ?? 0n,
     durationNanos: spec.durationNanos ?? 0n,

@@ -89,7 +89,9 @@ export function framesOf(profile: Profile, sample: Sample): { name: string; file
 export function sampleValue(profile: Profile, sample: Sample, type: string): number {
   const index = sampleTypeNames(profile).findIndex((st) => st.type === type);
   if (index === -1) {
-    const known = sampleTypeNames(profile).map((st) => st.type).join(', ');
+    const known = sampleTypeNames(profile)
+      .map((st) => st.type)
+      .join(', ');
     throw new Error(`profile has no sample type ${JSON.stringify(type)} (has: ${known})`);
   }
   return Number(sample.value[index] ?? 0);

@@ -47,7 +47,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ForwardPro
   });
   const port = Number((await child.line(/^listening (\d+)$/m, 10_000))[1]);
   const proxied: (ProxiedLine & { at: number })[] = [];
-  const waiter = new Waiter(() => `proxied:\n${proxied.map((p) => `  ${p.kind} ${p.method} ${p.target} → ${p.status}`).join('\n') || '  nothing'}\nproxy stderr: ${child.stderr}`);
+  const waiter = new Waiter(
+    () => `proxied:\n${proxied.map((p) => `  ${p.kind} ${p.method} ${p.target} → ${p.status}`).join('\n') || '  nothing'}\nproxy stderr: ${child.stderr}`,
+  );
   let partial = '';
   child.process.stdout!.on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');

@@ -73,8 +73,7 @@ export async function extractIngestBody(format: string, contentType: string, bod
   const profileBytes = (await fileField(form, 'profile')) ?? new Uint8Array();
   if ((await fileField(form, 'prev_profile')) !== undefined) {
     throw new IngestBodyError(
-      'failed to parse pprof /ingest multipart form: unsupported client version. ' +
-        'Please update github.com/grafana/pyroscope-go to the latest version',
+      'failed to parse pprof /ingest multipart form: unsupported client version. ' + 'Please update github.com/grafana/pyroscope-go to the latest version',
     );
   }
   const configBytes = await fileField(form, 'sample_type_config');

@@ -24,7 +24,9 @@ export function seriesLimitError(series: Record<string, string>, profile: Profil
     const key = JSON.stringify(Object.entries(labels).sort());
     if (seen.has(key)) continue;
     seen.add(key);
-    const text = `{${Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+    const text = `{${Object.entries(labels)
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(', ')}}`;
     const names = Object.keys(labels);
     if (names.length > MAX_LABEL_NAMES_PER_SERIES) return `profile series '${text}' has ${names.length} label names; limit ${MAX_LABEL_NAMES_PER_SERIES}`;
     for (const [name, value] of Object.entries(labels)) {
@@ -37,8 +39,13 @@ export function seriesLimitError(series: Record<string, string>, profile: Profil
 
 /** Why ValidateProfile would refuse the whole profile (its size uncompressed, its samples), in its words; undefined when it would take it. */
 export function profileLimitError(series: Record<string, string>, profile: Profile, uncompressedSize: number): string | undefined {
-  const text = `{${Object.entries(series).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
-  if (uncompressedSize > MAX_PROFILE_SIZE_BYTES) return `the profile with labels '${text}' exceeds the size limit (max_profile_size_byte, actual: ${uncompressedSize}, limit: ${MAX_PROFILE_SIZE_BYTES})`;
-  if (profile.sample.length > MAX_PROFILE_STACKTRACE_SAMPLES) return `the profile with labels '${text}' exceeds the samples count limit (max_profile_stacktrace_samples, actual: ${profile.sample.length}, limit: ${MAX_PROFILE_STACKTRACE_SAMPLES})`;
+  const text = `{${Object.entries(series)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(', ')}}`;
+  if (uncompressedSize > MAX_PROFILE_SIZE_BYTES)
+    return `the profile with labels '${text}' exceeds the size limit (max_profile_size_byte, actual: ${uncompressedSize}, limit: ${MAX_PROFILE_SIZE_BYTES})`;
+  if (profile.sample.length > MAX_PROFILE_STACKTRACE_SAMPLES)
+    return `the profile with labels '${text}' exceeds the samples count limit (max_profile_stacktrace_samples, actual: ${profile.sample.length}, limit: ${MAX_PROFILE_STACKTRACE_SAMPLES})`;
   return undefined;
 }

@@ -19,7 +19,14 @@
 
 import { gunzipSync } from 'node:zlib';
 import { header, type ReceivedRequest, type Reply } from './exchange.js';
-import { type DecodedAnyValue, type DecodedDictionary, type DecodedKeyValue, type DecodedProfile, type DecodedProfilesRequest, decodeProfilesRequest } from './otlp-profiles-decode.js';
+import {
+  type DecodedAnyValue,
+  type DecodedDictionary,
+  type DecodedKeyValue,
+  type DecodedProfile,
+  type DecodedProfilesRequest,
+  decodeProfilesRequest,
+} from './otlp-profiles-decode.js';
 import { isValidSpanId, isValidTraceId, type SampleView } from './pprof-helpers.js';
 import { MAX_PROFILE_STACKTRACE_SAMPLES } from './pyroscope-limits.js';
 import type { OtlpProfileRecord } from './receiver-types.js';
@@ -133,7 +140,12 @@ function serviceNameOf(attributes: readonly DecodedKeyValue[]): string {
   return 'unknown_service';
 }
 
-const textReply = (status: number, message: string): Reply => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n`, error: message });
+const textReply = (status: number, message: string): Reply => ({
+  status,
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+  body: `${message}\n`,
+  error: message,
+});
 const invalidArgument = (message: string): Reply => textReply(500, `rpc error: code = InvalidArgument desc = ${message}`);
 
 export type OtlpProfilesResult = { reply: Reply; records: OtlpProfileRecord[] };
@@ -166,11 +178,18 @@ export function convertRequest(request: DecodedProfilesRequest, received: { rece
         labels.push(['service_name', serviceName]);
         const names = labels.map(([key]) => key);
         if (converted.name === '') return { reply: textReply(400, 'invalid labels: invalid metric name'), records: [] };
-        if (names.length > MAX_SERIES_LABELS) return { reply: textReply(400, `profile series has ${names.length} label names, more than ${MAX_SERIES_LABELS}`), records: [] };
+        if (names.length > MAX_SERIES_LABELS)
+          return { reply: textReply(400, `profile series has ${names.length} label names, more than ${MAX_SERIES_LABELS}`), records: [] };
         const duplicate = names.find((name, i) => names.indexOf(name) !== i);
         if (duplicate !== undefined) return { reply: textReply(400, `duplicate label name: ${duplicate}`), records: [] };
         if (converted.samples.length > MAX_PROFILE_STACKTRACE_SAMPLES) {
-          return { reply: textReply(400, `the profile exceeds the samples count limit (max_profile_stacktrace_samples, actual: ${converted.samples.length}, limit: ${MAX_PROFILE_STACKTRACE_SAMPLES})`), records: [] };
+          return {
+            reply: textReply(
+              400,
+              `the profile exceeds the samples count limit (max_profile_stacktrace_samples, actual: ${converted.samples.length}, limit: ${MAX_PROFILE_STACKTRACE_SAMPLES})`,
+            ),
+            records: [],
+          };
         }
         const { sampleType, periodType } = converted;
         records.push({

@@ -20,7 +20,17 @@ export interface Recording {
     complete: boolean;
     endedAt: string | null;
     capBytes: number;
-    counts: { windows: number; profileFiles: number; spanFiles: number; spans: number; bytes: number; droppedWindows: number; thinnedWindows: number; droppedSpans: number; summarizedSpans: number };
+    counts: {
+      windows: number;
+      profileFiles: number;
+      spanFiles: number;
+      spans: number;
+      bytes: number;
+      droppedWindows: number;
+      thinnedWindows: number;
+      droppedSpans: number;
+      summarizedSpans: number;
+    };
     endpoints: { name: string; kind: number; count: number; errors: number; totalNs: number; maxNs: number; histogram: Record<string, number> }[];
   };
   /** `samples[i]` is a view of `profile.sample[i]`; the profile has what a view leaves out (file names). */

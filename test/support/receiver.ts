@@ -17,15 +17,7 @@ import { handleIngest, ingestErrorReply, type ServiceNameLabelRule } from './ing
 import type { DecodedLogRecord } from './otlp-logs-decode.js';
 import type { DecodedMetric } from './otlp-metrics-decode.js';
 import type { DecodedSpan } from './otlp-types.js';
-import type {
-  Behaviour,
-  Endpoint,
-  IngestRecord,
-  OtlpProfileRecord,
-  RequestRecord,
-  TraceExportRecord,
-  WaitForOptions,
-} from './receiver-types.js';
+import type { Behaviour, Endpoint, IngestRecord, OtlpProfileRecord, RequestRecord, TraceExportRecord, WaitForOptions } from './receiver-types.js';
 import { handleOtlpProfiles } from './pyroscope-otlp.js';
 import { handleLogs, handleMetrics, handleTraces, otlpErrorReply, type SignalResult } from './otlp-endpoint.js';
 import { Waiter } from './waiter.js';
@@ -317,7 +309,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     }
     if (record.method !== 'POST') {
       record.outcome = 'rejected';
-      send(res, record, { status: 405, headers: { allow: 'POST', 'content-type': 'text/plain' }, body: '405 method not allowed\n', error: 'method not allowed' });
+      send(res, record, {
+        status: 405,
+        headers: { allow: 'POST', 'content-type': 'text/plain' },
+        body: '405 method not allowed\n',
+        error: 'method not allowed',
+      });
       return;
     }
     await handle(endpoint, request, record, res);

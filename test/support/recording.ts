@@ -64,7 +64,13 @@ export interface RecordingSpec {
 
 const pad = (n: number) => String(n).padStart(6, '0');
 
-export function buildPprof(kind: 'cpu' | 'wall', samples: readonly SampleSpec[], functions: Record<string, FrameSpec>, timeNanos: bigint, durationNanos: bigint): Profile {
+export function buildPprof(
+  kind: 'cpu' | 'wall',
+  samples: readonly SampleSpec[],
+  functions: Record<string, FrameSpec>,
+  timeNanos: bigint,
+  durationNanos: bigint,
+): Profile {
   const strings = new StringTable();
   const fns = new Map<string, PprofFunction>();
   const locations = new Map<string, Location>();
@@ -291,7 +297,12 @@ export function shopRecording(baseDir: string, name?: string): string {
       },
     ],
     spanBatches: [
-      [rootSpan(1, 'GET /users/:id', 0, 10, '/users/:id'), child(101, 1, 2, 5), rootSpan(2, 'GET /users/:id', 100, 20, '/users/:id'), rootSpan(3, 'GET /users/:id', 200, 30, '/users/:id')],
+      [
+        rootSpan(1, 'GET /users/:id', 0, 10, '/users/:id'),
+        child(101, 1, 2, 5),
+        rootSpan(2, 'GET /users/:id', 100, 20, '/users/:id'),
+        rootSpan(3, 'GET /users/:id', 200, 30, '/users/:id'),
+      ],
       [
         rootSpan(4, 'GET /users/:id', 15_000, 100, '/users/:id'),
         child(104, 4, 15_005, 90),
@@ -413,6 +424,14 @@ export function nPlusOneRecording(dir: string): string {
   request(1, 6, false, 4, 1000);
   request(2, 8, true, 6, 2000);
   const health = ++n;
-  spans.push({ spanId: spanIdOf(health), traceId: traceIdOf(3), name: 'GET /health', kind: SERVER_KIND, startNs: 3000n * BigInt(MS), durationNs: MS, profiled: true });
+  spans.push({
+    spanId: spanIdOf(health),
+    traceId: traceIdOf(3),
+    name: 'GET /health',
+    kind: SERVER_KIND,
+    startNs: 3000n * BigInt(MS),
+    durationNs: MS,
+    profiled: true,
+  });
   return writeRecording(dir, { windows: [{ cpu: samples }], spanBatches: [spans] });
 }

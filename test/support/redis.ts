@@ -19,7 +19,12 @@ export async function startRedis(): Promise<Redis> {
   if (!existsSync(REDIS_SERVER)) throw new Error(`Redis is not installed (no ${REDIS_SERVER}): run \`apt-get install -y redis-server\``);
   const dir = mkdtempSync(path.join(tmpdir(), 'pyro-run-redis-'));
   const port = await freePort();
-  const server = new Child(spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const server = new Child(
+    spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const stop = async () => {
     server.process.kill('SIGTERM');
     await server.exit(30_000).catch(() => server.process.kill('SIGKILL'));

@@ -45,7 +45,14 @@ export function requestsRecording(baseDir: string, spec: RequestsSpec): string {
       const durationNs = Math.round((endpoint.durationMs?.(i) ?? 10) * MS);
       totals.add(endpoint.name, SERVER, durationNs, false);
       if (i < endpoint.requests - (endpoint.unkept ?? 0)) {
-        spans.push({ spanId: spanIdOf(id), traceId: traceIdOf(id), name: endpoint.name, startNs: START_NS + BigInt(id) * 20n * BigInt(MS), durationNs, profiled: true });
+        spans.push({
+          spanId: spanIdOf(id),
+          traceId: traceIdOf(id),
+          name: endpoint.name,
+          startNs: START_NS + BigInt(id) * 20n * BigInt(MS),
+          durationNs,
+          profiled: true,
+        });
       }
       const span = { spanId: spanIdOf(id), spanName: endpoint.name, traceId: traceIdOf(id) };
       for (const [fn, ms] of Object.entries(endpoint.cpuMs(i))) if (ms > 0) cpu.push({ stack: ['main', handler, fn], value: Math.round(ms * MS), span });

@@ -37,14 +37,23 @@ function appProvider(calls: string[]) {
 }
 
 describe('addSpanProcessor', () => {
-  it("joins a provider the app built, first in line, for the tracers it already handed out too", () => {
+  it('joins a provider the app built, first in line, for the tracers it already handed out too', () => {
     const calls: string[] = [];
     const { provider, exporter } = appProvider(calls);
     const early = provider.getTracer('early');
     assert.equal(addSpanProcessor(provider, recordingProcessor('ours', calls)), 'fan-out');
     early.startSpan('GET /', {}, ROOT_CONTEXT).end();
     provider.getTracer('late').startSpan('query', {}, ROOT_CONTEXT).end();
-    assert.deepEqual(calls, ['ours start GET /', 'app start GET /', 'ours end GET /', 'app end GET /', 'ours start query', 'app start query', 'ours end query', 'app end query']);
+    assert.deepEqual(calls, [
+      'ours start GET /',
+      'app start GET /',
+      'ours end GET /',
+      'app end GET /',
+      'ours start query',
+      'app start query',
+      'ours end query',
+      'app end query',
+    ]);
     assert.equal(exporter.getFinishedSpans().length, 2, "the app's exporter still gets every span, once");
   });
 
@@ -104,8 +113,14 @@ describe('TracerSwitch', () => {
     tracers.switchTo(theirs);
     tracer.startSpan('after', {}, ROOT_CONTEXT).end();
     tracer.startActiveSpan('active', {}, ROOT_CONTEXT, (span) => span.end());
-    assert.deepEqual(ourExporter.getFinishedSpans().map((s) => s.name), ['before']);
-    assert.deepEqual(theirExporter.getFinishedSpans().map((s) => s.name), ['after', 'active']);
+    assert.deepEqual(
+      ourExporter.getFinishedSpans().map((s) => s.name),
+      ['before'],
+    );
+    assert.deepEqual(
+      theirExporter.getFinishedSpans().map((s) => s.name),
+      ['after', 'active'],
+    );
     assert.equal(theirExporter.getFinishedSpans()[0]?.instrumentationScope.name, 'instrumentation-http');
     assert.equal(tracers.getTracer('instrumentation-http', '1.0.0'), tracer, 'one tracer per name and version, as a provider keeps them');
   });
@@ -120,7 +135,11 @@ describe('AppOtel', () => {
       linkContext: undefined,
       renameService: (name) => renamed.push(name),
       exportSettings: [],
-      log: new Logger('info', (t) => t, (line) => lines.push(line)),
+      log: new Logger(
+        'info',
+        (t) => t,
+        (line) => lines.push(line),
+      ),
     });
     app.adopt({ provider });
     publishSpanHooks(undefined);
@@ -130,7 +149,9 @@ describe('AppOtel', () => {
   it("names profiles with the app's service.name and says once where its spans go", () => {
     const { lines, renamed } = attach(appProvider([]).provider);
     assert.deepEqual(renamed, ['checkout']);
-    assert.deepEqual(lines, [`pyro-run: info: the app's own OpenTelemetry SDK handles its spans (service.name "checkout"); pyro-run added its span processor there and links the spans to profiles\n`]);
+    assert.deepEqual(lines, [
+      `pyro-run: info: the app's own OpenTelemetry SDK handles its spans (service.name "checkout"); pyro-run added its span processor there and links the spans to profiles\n`,
+    ]);
   });
 
   it('tells, once, the line to add where the provider cannot take a processor once built', () => {

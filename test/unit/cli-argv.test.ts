@@ -59,16 +59,26 @@ describe('splitting our options from the command', () => {
       command: ['node', '--enable-source-maps', 'app.js'],
     },
     { name: '--flag=value form', args: ['--labels=team=core,tier=1', 'npm', 'start'], flags: { labels: 'team=core,tier=1' }, command: ['npm', 'start'] },
-    { name: 'a command that starts with a dash after --', args: ['--server', 'http://p', '--', '--weird'], flags: { server: 'http://p' }, command: ['--weird'] },
-    { name: 'a later -- is the app\'s', args: ['npx', 'tsx', 'app.ts', '--', '-x'], flags: {}, command: ['npx', 'tsx', 'app.ts', '--', '-x'] },
+    {
+      name: 'a command that starts with a dash after --',
+      args: ['--server', 'http://p', '--', '--weird'],
+      flags: { server: 'http://p' },
+      command: ['--weird'],
+    },
+    { name: "a later -- is the app's", args: ['npx', 'tsx', 'app.ts', '--', '-x'], flags: {}, command: ['npx', 'tsx', 'app.ts', '--', '-x'] },
     {
       name: 'spaces, quotes, $() and globs stay literal',
       args: ['app.js', 'a b', '"double"', "'single'", '$(rm -rf /)', '`id`', '*', '', '--help', '-V'],
       flags: {},
       command: ['app.js', 'a b', '"double"', "'single'", '$(rm -rf /)', '`id`', '*', '', '--help', '-V'],
     },
-    { name: '--help after the command is the app\'s', args: ['node', '--help'], flags: {}, command: ['node', '--help'] },
-    { name: 'repeated flag: last wins', args: ['--flush-interval', '2000', '--flush-interval', '3000', 'app.js'], flags: { flushInterval: '3000' }, command: ['app.js'] },
+    { name: "--help after the command is the app's", args: ['node', '--help'], flags: {}, command: ['node', '--help'] },
+    {
+      name: 'repeated flag: last wins',
+      args: ['--flush-interval', '2000', '--flush-interval', '3000', 'app.js'],
+      flags: { flushInterval: '3000' },
+      command: ['app.js'],
+    },
     {
       name: 'every setting has its flag',
       args: ['--service-name', 'checkout', '--tenant-id', 't1', '--profiles', 'cpu', '--log-level', 'debug', '--otlp-protocol', 'grpc', 'app.js'],
@@ -103,7 +113,11 @@ describe('--help and --version', () => {
   });
 
   it('--help never shows the value of a secret', () => {
-    const env = { PYROSCOPE_AUTH_TOKEN: 'hunter2-token', PYROSCOPE_BASIC_AUTH_PASSWORD: 'hunter2-pass', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=hunter2-hdr' };
+    const env = {
+      PYROSCOPE_AUTH_TOKEN: 'hunter2-token',
+      PYROSCOPE_BASIC_AUTH_PASSWORD: 'hunter2-pass',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=hunter2-hdr',
+    };
     const request = parseCommandLine(['--auth-token', 'hunter2-flag', '--help'], context(env));
     assert.equal(request.kind, 'exit');
     assert.doesNotMatch((request as Extract<CliRequest, { kind: 'exit' }>).stdout, /hunter2/);
@@ -120,20 +134,56 @@ describe('bad input is rejected with a message naming the flag, then the usage',
   const cases: { name: string; args: string[]; env?: Env; messages: (string | RegExp)[] }[] = [
     { name: 'unknown flag', args: ['--bogus', 'app.js'], messages: ["unknown option '--bogus'"] },
     { name: 'misspelt flag gets a suggestion', args: ['--sever', 'http://p', 'app.js'], messages: ["unknown option '--sever' (Did you mean --server?)"] },
-    { name: 'unknown --flag=value hides the value', args: ['--auth-tokn=hunter2', 'app.js'], messages: ["unknown option '--auth-tokn' (Did you mean --auth-token?)"] },
+    {
+      name: 'unknown --flag=value hides the value',
+      args: ['--auth-tokn=hunter2', 'app.js'],
+      messages: ["unknown option '--auth-tokn' (Did you mean --auth-token?)"],
+    },
     { name: 'missing value', args: ['--server'], messages: ['option --server: missing value <url>'] },
     { name: 'empty value', args: ['--server', '', 'app.js'], messages: ['option --server: PYROSCOPE_SERVER_ADDRESS must not be empty'] },
-    { name: 'URL without scheme', args: ['--server', 'localhost:4040', 'app.js'], messages: ['option --server: PYROSCOPE_SERVER_ADDRESS must be an http:// or https:// URL'] },
-    { name: 'not a URL', args: ['--otlp-endpoint', 'not a url', 'app.js'], messages: ['option --otlp-endpoint: OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http:// or https:// URL'] },
+    {
+      name: 'URL without scheme',
+      args: ['--server', 'localhost:4040', 'app.js'],
+      messages: ['option --server: PYROSCOPE_SERVER_ADDRESS must be an http:// or https:// URL'],
+    },
+    {
+      name: 'not a URL',
+      args: ['--otlp-endpoint', 'not a url', 'app.js'],
+      messages: ['option --otlp-endpoint: OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http:// or https:// URL'],
+    },
     { name: 'malformed labels', args: ['--labels', 'region', 'app.js'], messages: ['option --labels: PYROSCOPE_LABELS "region" is not key=value'] },
-    { name: 'reserved label key', args: ['--labels', '__name__=x', 'app.js'], messages: [/^option --labels: PYROSCOPE_LABELS label key "__name__" starts with __/] },
-    { name: 'non-numeric interval', args: ['--flush-interval', '15s', 'app.js'], messages: ['option --flush-interval: PYROSCOPE_FLUSH_INTERVAL_MS must be a whole number of milliseconds'] },
-    { name: 'interval below range', args: ['--flush-interval', '10', 'app.js'], messages: ['option --flush-interval: PYROSCOPE_FLUSH_INTERVAL_MS must be between 1000 and 3600000 milliseconds'] },
-    { name: 'interval above range', args: ['--sampling-interval', '2000000', 'app.js'], messages: [/^option --sampling-interval: PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS must be between/] },
-    { name: 'negative timeout', args: ['--shutdown-timeout', '-1', 'app.js'], messages: [/^option --shutdown-timeout: PYRO_RUN_SHUTDOWN_TIMEOUT_MS must be a whole number/] },
+    {
+      name: 'reserved label key',
+      args: ['--labels', '__name__=x', 'app.js'],
+      messages: [/^option --labels: PYROSCOPE_LABELS label key "__name__" starts with __/],
+    },
+    {
+      name: 'non-numeric interval',
+      args: ['--flush-interval', '15s', 'app.js'],
+      messages: ['option --flush-interval: PYROSCOPE_FLUSH_INTERVAL_MS must be a whole number of milliseconds'],
+    },
+    {
+      name: 'interval below range',
+      args: ['--flush-interval', '10', 'app.js'],
+      messages: ['option --flush-interval: PYROSCOPE_FLUSH_INTERVAL_MS must be between 1000 and 3600000 milliseconds'],
+    },
+    {
+      name: 'interval above range',
+      args: ['--sampling-interval', '2000000', 'app.js'],
+      messages: [/^option --sampling-interval: PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS must be between/],
+    },
+    {
+      name: 'negative timeout',
+      args: ['--shutdown-timeout', '-1', 'app.js'],
+      messages: [/^option --shutdown-timeout: PYRO_RUN_SHUTDOWN_TIMEOUT_MS must be a whole number/],
+    },
     { name: 'bad enum', args: ['--span-scope', 'leaf', 'app.js'], messages: ['option --span-scope: PYRO_RUN_SPAN_SCOPE must be one of root, all'] },
     { name: 'bad log level', args: ['--log-level', 'loud', 'app.js'], messages: [/^option --log-level: PYRO_RUN_LOG_LEVEL must be one of/] },
-    { name: 'bad exporter', args: ['--traces-exporter', 'jaeger', 'app.js'], messages: [/^option --traces-exporter: OTEL_TRACES_EXPORTER names "jaeger", which is not one of otlp, console, none/] },
+    {
+      name: 'bad exporter',
+      args: ['--traces-exporter', 'jaeger', 'app.js'],
+      messages: [/^option --traces-exporter: OTEL_TRACES_EXPORTER names "jaeger", which is not one of otlp, console, none/],
+    },
     { name: 'bad profile type', args: ['--profiles', 'mutex', 'app.js'], messages: [/^option --profiles: PYRO_RUN_PROFILES unknown profile type "mutex"/] },
     {
       name: 'a flag another env var would shadow is still checked',
@@ -303,8 +353,13 @@ describe('the launch', () => {
     });
   }
 
-  it('the user\'s own AsyncContextFrame choice wins', () => {
-    for (const flag of ['--no-experimental-async-context-frame', '--experimental-async-context-frame', '--no-async-context-frame', '--experimental_async_context_frame']) {
+  it("the user's own AsyncContextFrame choice wins", () => {
+    for (const flag of [
+      '--no-experimental-async-context-frame',
+      '--experimental-async-context-frame',
+      '--no-async-context-frame',
+      '--experimental_async_context_frame',
+    ]) {
       const node = launch({ kind: 'node', command: ['node', flag, 'app.js'], nodeVersion: '22.23.3' });
       assert.deepEqual(node.args, ['--require', PRELOAD, flag, 'app.js']);
       const script = launch({ nodeVersion: '22.23.3', env: { NODE_OPTIONS: flag } });
@@ -328,10 +383,29 @@ describe('the launch', () => {
     { name: 'already there as -r path', existing: `-r ${PRELOAD}`, expected: `-r ${PRELOAD}` },
     { name: 'already there as --import url', existing: `--enable-source-maps --import ${URL}`, expected: `--enable-source-maps --import ${URL}` },
     { name: 'already there as --import=url', existing: `--import=${URL}`, expected: `--import=${URL}` },
-    { name: 'already there as a quoted path', existing: '--import="/opt/pyro-run/dist/preload/register.js"', expected: '--import="/opt/pyro-run/dist/preload/register.js"' },
-    { name: 'ACF flag before the preload', existing: '--trace-warnings', acf: true, expected: `--trace-warnings ${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}` },
-    { name: 'ACF flag not twice', existing: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}`, acf: true, expected: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}` },
-    { name: 'a path Node would split is quoted', existing: '--trace-warnings', preload: '/a b/register.js', expected: '--trace-warnings "--require=/a b/register.js"' },
+    {
+      name: 'already there as a quoted path',
+      existing: '--import="/opt/pyro-run/dist/preload/register.js"',
+      expected: '--import="/opt/pyro-run/dist/preload/register.js"',
+    },
+    {
+      name: 'ACF flag before the preload',
+      existing: '--trace-warnings',
+      acf: true,
+      expected: `--trace-warnings ${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}`,
+    },
+    {
+      name: 'ACF flag not twice',
+      existing: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}`,
+      acf: true,
+      expected: `${ASYNC_CONTEXT_FRAME_FLAG} --require=${PRELOAD}`,
+    },
+    {
+      name: 'a path Node would split is quoted',
+      existing: '--trace-warnings',
+      preload: '/a b/register.js',
+      expected: '--trace-warnings "--require=/a b/register.js"',
+    },
     { name: 'quotes and backslashes escaped', existing: undefined, preload: '/a"b\\c.js', expected: '"--require=/a\\"b\\\\c.js"' },
   ];
   for (const { name, existing, preload = PRELOAD, acf = false, expected } of nodeOptionsCases) {
@@ -360,7 +434,7 @@ describe('the launch', () => {
     assert.deepEqual(splitNodeOptions(value), ['--trace-warnings', '--require=/a b/register.js']);
   });
 
-  it('quoting round-trips through Node\'s NODE_OPTIONS rules', () => {
+  it("quoting round-trips through Node's NODE_OPTIONS rules", () => {
     for (const word of ['plain', 'a b', 'say "hi"', 'back\\slash', ' lead', 'x\\"y']) {
       assert.deepEqual(splitNodeOptions(quoteNodeOption(word)), [word]);
     }

@@ -43,13 +43,18 @@ for (const [name, make] of linkers) {
       const { linking, sampled } = make();
       const [a, b] = [labels('a'), labels('b')];
       const seen: (string | undefined)[] = [];
-      linking.owner.run(a, () => {
-        seen.push(sampled()?.spanName);
-        linking.owner.switchTo(b);
-        seen.push(sampled()?.spanName);
-        linking.owner.switchTo(undefined);
-        seen.push(sampled()?.spanName);
-      }, undefined, []);
+      linking.owner.run(
+        a,
+        () => {
+          seen.push(sampled()?.spanName);
+          linking.owner.switchTo(b);
+          seen.push(sampled()?.spanName);
+          linking.owner.switchTo(undefined);
+          seen.push(sampled()?.spanName);
+        },
+        undefined,
+        [],
+      );
       assert.deepEqual(seen, ['a', 'b', 'b'], 'a switch to nobody leaves the samples as they are');
       assert.equal(sampled(), undefined, 'after the read, the samples are as before it');
     });
@@ -58,16 +63,24 @@ for (const [name, make] of linkers) {
       const { linking, sampled } = make();
       linking.owner.switchTo(labels('a'));
       assert.equal(sampled(), undefined);
-      assert.equal(linking.owner.run(undefined, (x: number) => x * 2, undefined, [21]), 42);
+      assert.equal(
+        linking.owner.run(undefined, (x: number) => x * 2, undefined, [21]),
+        42,
+      );
       assert.equal(sampled(), undefined);
     });
 
     it('passes this and the arguments through, and returns what the read returns', () => {
       const { linking } = make();
       const target = { factor: 3 };
-      const result = linking.owner.run(labels('a'), function (this: typeof target, x: number, y: number) {
-        return (x + y) * this.factor;
-      }, target, [1, 2]);
+      const result = linking.owner.run(
+        labels('a'),
+        function (this: typeof target, x: number, y: number) {
+          return (x + y) * this.factor;
+        },
+        target,
+        [1, 2],
+      );
       assert.equal(result, 9);
     });
   });
@@ -114,7 +127,10 @@ describe('ownReads', () => {
     socket.emit('data', 'two');
     socket.emit('end');
     assert.deepEqual(got, ['one', 'two', 'end']);
-    assert.deepEqual(runs.map((l) => l?.spanName), ['first', 'second']);
+    assert.deepEqual(
+      runs.map((l) => l?.spanName),
+      ['first', 'second'],
+    );
   });
 
   it("owns a socket once, and 'readable' for a client that pulls", () => {
@@ -124,7 +140,10 @@ describe('ownReads', () => {
     ownReads(socket, () => labels('again'), sampleOwner, 'readable');
     socket.emit('data', 'x');
     socket.emit('readable');
-    assert.deepEqual(runs.map((l) => l?.spanName), ['r']);
+    assert.deepEqual(
+      runs.map((l) => l?.spanName),
+      ['r'],
+    );
   });
 });
 

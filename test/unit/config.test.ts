@@ -152,15 +152,45 @@ describe('defaults', () => {
 
 describe('local mode', () => {
   const cases: { name: string; env: Env; local: Config['local']; traceIdLabel: boolean }[] = [
-    { name: 'nothing configured: record into ./pyro-run-data', env: {}, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false }, traceIdLabel: true },
+    {
+      name: 'nothing configured: record into ./pyro-run-data',
+      env: {},
+      local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false },
+      traceIdLabel: true,
+    },
     { name: 'a Pyroscope server means sending', env: { PYROSCOPE_SERVER_ADDRESS: 'http://p:4040' }, local: undefined, traceIdLabel: false },
     { name: 'an OTLP endpoint means sending', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: undefined, traceIdLabel: false },
-    { name: 'an OTLP traces endpoint means sending', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }, local: undefined, traceIdLabel: false },
+    {
+      name: 'an OTLP traces endpoint means sending',
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' },
+      local: undefined,
+      traceIdLabel: false,
+    },
     { name: 'a chosen traces exporter means sending', env: { OTEL_TRACES_EXPORTER: 'console' }, local: undefined, traceIdLabel: false },
-    { name: 'an output dir forces local mode even with endpoints', env: { PYRO_RUN_OUTPUT_DIR: '/tmp/rec', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, local: { dir: '/tmp/rec', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: true }, traceIdLabel: true },
-    { name: 'cap and quiet', env: { PYRO_RUN_MAX_RUN_MB: '5', PYRO_RUN_QUIET: 'on' }, local: { dir: 'pyro-run-data', capBytes: 5 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: true, forced: false }, traceIdLabel: true },
-    { name: 'a total cap for the output folder, in MB like the run cap', env: { PYRO_RUN_MAX_TOTAL_MB: '0.5' }, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 512 * 1024, quiet: false, forced: false }, traceIdLabel: true },
-    { name: 'trace_id can be turned off in local mode', env: { PYRO_RUN_TRACE_ID_LABEL: 'off' }, local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false }, traceIdLabel: false },
+    {
+      name: 'an output dir forces local mode even with endpoints',
+      env: { PYRO_RUN_OUTPUT_DIR: '/tmp/rec', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' },
+      local: { dir: '/tmp/rec', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: true },
+      traceIdLabel: true,
+    },
+    {
+      name: 'cap and quiet',
+      env: { PYRO_RUN_MAX_RUN_MB: '5', PYRO_RUN_QUIET: 'on' },
+      local: { dir: 'pyro-run-data', capBytes: 5 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: true, forced: false },
+      traceIdLabel: true,
+    },
+    {
+      name: 'a total cap for the output folder, in MB like the run cap',
+      env: { PYRO_RUN_MAX_TOTAL_MB: '0.5' },
+      local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 512 * 1024, quiet: false, forced: false },
+      traceIdLabel: true,
+    },
+    {
+      name: 'trace_id can be turned off in local mode',
+      env: { PYRO_RUN_TRACE_ID_LABEL: 'off' },
+      local: { dir: 'pyro-run-data', capBytes: 200 * 1024 * 1024, totalCapBytes: 1024 * 1024 * 1024, quiet: false, forced: false },
+      traceIdLabel: false,
+    },
     { name: 'and on when sending', env: { PYROSCOPE_SERVER_ADDRESS: 'http://p:4040', PYRO_RUN_TRACE_ID_LABEL: 'on' }, local: undefined, traceIdLabel: true },
   ];
   for (const c of cases) {
@@ -173,14 +203,20 @@ describe('local mode', () => {
 
   it('a bad output setting falls back to the default with a problem', () => {
     const { config, problems } = readConfig({ PYRO_RUN_MAX_RUN_MB: 'lots' });
-    assert.deepEqual(problems.map((p) => p.env), ['PYRO_RUN_MAX_RUN_MB']);
+    assert.deepEqual(
+      problems.map((p) => p.env),
+      ['PYRO_RUN_MAX_RUN_MB'],
+    );
     assert.equal(config.local?.capBytes, 200 * 1024 * 1024);
   });
 
   for (const raw of ['0', '-5', 'lots', '2000000']) {
     it(`a total cap of ${raw} falls back to 1024 MB with a problem`, () => {
       const { config, problems } = readConfig({ PYRO_RUN_MAX_TOTAL_MB: raw });
-      assert.deepEqual(problems.map((p) => p.env), ['PYRO_RUN_MAX_TOTAL_MB']);
+      assert.deepEqual(
+        problems.map((p) => p.env),
+        ['PYRO_RUN_MAX_TOTAL_MB'],
+      );
       assert.equal(config.local?.totalCapBytes, 1024 * 1024 * 1024);
     });
   }
@@ -248,7 +284,11 @@ describe('valid values of every setting', () => {
   const cases: { env: Env; pick: (c: Config) => unknown; expected: unknown }[] = [
     { env: { PYRO_RUN_SKIP: ' jest-worker , scripts/migrate.js,' }, pick: (c) => c.skip, expected: ['jest-worker', 'scripts/migrate.js'] },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope:4040' }, pick: (c) => c.pyroscope.serverAddress, expected: 'http://pyroscope:4040' },
-    { env: { PYROSCOPE_SERVER_ADDRESS: ' https://pyro.example.com/base/ ' }, pick: (c) => c.pyroscope.serverAddress, expected: 'https://pyro.example.com/base' },
+    {
+      env: { PYROSCOPE_SERVER_ADDRESS: ' https://pyro.example.com/base/ ' },
+      pick: (c) => c.pyroscope.serverAddress,
+      expected: 'https://pyro.example.com/base',
+    },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'HTTP://Pyro.Example:4040' }, pick: (c) => c.pyroscope.serverAddress, expected: 'http://pyro.example:4040' },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'https://pyro.example.com' }, pick: (c) => c.pyroscope.serverAddress, expected: 'https://pyro.example.com' },
     { env: { PYROSCOPE_AUTH_TOKEN: 'glc_token' }, pick: (c) => c.pyroscope.authToken, expected: 'glc_token' },
@@ -276,32 +316,80 @@ describe('valid values of every setting', () => {
     { env: { PYRO_RUN_PROFILES: 'none' }, pick: (c) => c.profiles, expected: [] },
     { env: { PYRO_RUN_PROFILES: ' None ' }, pick: (c) => c.profiles, expected: [] },
     { env: { PYRO_RUN_PROFILES: 'cpu,wall,heap' }, pick: (c) => c.profiles, expected: ['cpu', 'wall', 'heap'] },
-    { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, pick: (c) => c.profilesExport.endpoint, expected: 'http://collector:4318/v1development/profiles' },
-    { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT: 'http://pyroscope:4040/v1development/profiles' }, pick: (c) => c.profilesExport.endpoint, expected: 'http://pyroscope:4040/v1development/profiles' },
-    { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'b=3' }, pick: (c) => c.profilesExport.headers, expected: { a: '1', b: '3' } },
+    {
+      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' },
+      pick: (c) => c.profilesExport.endpoint,
+      expected: 'http://collector:4318/v1development/profiles',
+    },
+    {
+      env: {
+        PYRO_RUN_PROFILES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT: 'http://pyroscope:4040/v1development/profiles',
+      },
+      pick: (c) => c.profilesExport.endpoint,
+      expected: 'http://pyroscope:4040/v1development/profiles',
+    },
+    {
+      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'b=3' },
+      pick: (c) => c.profilesExport.headers,
+      expected: { a: '1', b: '3' },
+    },
     { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, pick: (c) => c.profilesExport.gzip, expected: true },
     // Spans as OTel's exporter sends them: the signal's own variable over the shared one.
     { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, pick: (c) => c.traces.gzip, expected: true },
-    { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'none' }, pick: (c) => [c.traces.gzip, c.profilesExport.gzip], expected: [false, true] },
+    {
+      env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'none' },
+      pick: (c) => [c.traces.gzip, c.profilesExport.gzip],
+      expected: [false, true],
+    },
     { env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'gzip' }, pick: (c) => [c.traces.gzip, c.profilesExport.gzip], expected: [true, false] },
     // TLS files as the OTel exporters read them: the signal's own variable over the shared one, per file.
-    { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (c) => c.traces.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } } },
-    { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: ' traces-ca.pem ' }, pick: (c) => c.traces.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', path: 'traces-ca.pem' } } },
-    { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'traces-ca.pem' }, pick: (c) => c.profilesExport.tls, expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } } },
+    {
+      env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' },
+      pick: (c) => c.traces.tls,
+      expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } },
+    },
+    {
+      env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: ' traces-ca.pem ' },
+      pick: (c) => c.traces.tls,
+      expected: { ca: { env: 'OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', path: 'traces-ca.pem' } },
+    },
+    {
+      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'traces-ca.pem' },
+      pick: (c) => c.profilesExport.tls,
+      expected: { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } },
+    },
     // Profiles sent to Pyroscope's /ingest take none of them.
     { env: { OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (c) => c.profilesExport.tls, expected: {} },
     {
-      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem', OTEL_EXPORTER_OTLP_CLIENT_KEY: 'client.key', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'profiles.key' },
+      env: {
+        PYRO_RUN_PROFILES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem',
+        OTEL_EXPORTER_OTLP_CLIENT_KEY: 'client.key',
+        OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'profiles.key',
+      },
       pick: (c) => [c.profilesExport.tls, c.traces.tls],
       expected: [
-        { cert: { env: 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', path: 'client.pem' }, key: { env: 'OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY', path: 'profiles.key' } },
+        {
+          cert: { env: 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', path: 'client.pem' },
+          key: { env: 'OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY', path: 'profiles.key' },
+        },
         { cert: { env: 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', path: 'client.pem' }, key: { env: 'OTEL_EXPORTER_OTLP_CLIENT_KEY', path: 'client.key' } },
       ],
     },
     { env: { OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_PROFILES_COMPRESSION: 'none' }, pick: (c) => c.profilesExport.gzip, expected: false },
-    { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', PYRO_RUN_TRACE_ID_LABEL: 'off' }, pick: (c) => c.traceIdLabel, expected: true },
+    {
+      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', PYRO_RUN_TRACE_ID_LABEL: 'off' },
+      pick: (c) => c.traceIdLabel,
+      expected: true,
+    },
     { env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp' }, pick: (c) => c.local, expected: undefined },
-    { env: { PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES: '1048576', PYROSCOPE_HEAP_STACK_DEPTH: '32' }, pick: (c) => c.heap, expected: { intervalBytes: 1_048_576, stackDepth: 32 } },
+    {
+      env: { PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES: '1048576', PYROSCOPE_HEAP_STACK_DEPTH: '32' },
+      pick: (c) => c.heap,
+      expected: { intervalBytes: 1_048_576, stackDepth: 32 },
+    },
     { env: { PYRO_RUN_SPAN_SCOPE: 'root' }, pick: (c) => c.spanScope, expected: 'root' },
     { env: { PYRO_RUN_SPAN_SCOPE: 'all' }, pick: (c) => c.spanScope, expected: 'all' },
     { env: { PYRO_RUN_SPAN_SCOPE: ' ALL ' }, pick: (c) => c.spanScope, expected: 'all' },
@@ -315,10 +403,26 @@ describe('valid values of every setting', () => {
     { env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '100' }, pick: (c) => c.pyroscope.uploadTimeoutMs, expected: 100 },
     { env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '600000' }, pick: (c) => c.pyroscope.uploadTimeoutMs, expected: 600_000 },
     // Every upload takes pyro-run's timeout; an OTLP one the OTel exporter's where set: the signal's own over the shared one.
-    { env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '2500' }, pick: (c) => [c.pyroscope.uploadTimeoutMs, c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [2500, 2500, 2500] },
-    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', PYRO_RUN_UPLOAD_TIMEOUT_MS: '2500' }, pick: (c) => [c.pyroscope.uploadTimeoutMs, c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [2500, 30_000, 30_000] },
-    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: ' 500 ' }, pick: (c) => [c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [500, 30_000] },
-    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT: '700' }, pick: (c) => [c.traces.timeoutMs, c.profilesExport.timeoutMs], expected: [30_000, 700] },
+    {
+      env: { PYRO_RUN_UPLOAD_TIMEOUT_MS: '2500' },
+      pick: (c) => [c.pyroscope.uploadTimeoutMs, c.traces.timeoutMs, c.profilesExport.timeoutMs],
+      expected: [2500, 2500, 2500],
+    },
+    {
+      env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', PYRO_RUN_UPLOAD_TIMEOUT_MS: '2500' },
+      pick: (c) => [c.pyroscope.uploadTimeoutMs, c.traces.timeoutMs, c.profilesExport.timeoutMs],
+      expected: [2500, 30_000, 30_000],
+    },
+    {
+      env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: ' 500 ' },
+      pick: (c) => [c.traces.timeoutMs, c.profilesExport.timeoutMs],
+      expected: [500, 30_000],
+    },
+    {
+      env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT: '700' },
+      pick: (c) => [c.traces.timeoutMs, c.profilesExport.timeoutMs],
+      expected: [30_000, 700],
+    },
     { env: { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '500' }, pick: (c) => [c.pyroscope.uploadTimeoutMs, c.profilesExport.timeoutMs], expected: [10_000, 10_000] },
     ...['on', 'true', '1', 'yes', ' ON '].map((v) => ({ env: { PYRO_RUN_INSECURE_SKIP_TLS_VERIFY: v }, pick: (c: Config) => c.tlsSkipVerify, expected: true })),
     ...['off', 'false', '0', 'no'].map((v) => ({ env: { PYRO_RUN_INSECURE_SKIP_TLS_VERIFY: v }, pick: (c: Config) => c.tlsSkipVerify, expected: false })),
@@ -333,8 +437,16 @@ describe('valid values of every setting', () => {
     { env: { OTEL_TRACES_EXPORTER: 'console, OTLP' }, pick: (c) => c.traces.exporters, expected: ['console', 'otlp'] },
     { env: { OTEL_TRACES_EXPORTER: 'otlp,console,otlp,' }, pick: (c) => c.traces.exporters, expected: ['otlp', 'console'] },
     { env: { OTEL_TRACES_EXPORTER: ' None ' }, pick: (c) => c.traces.exporters, expected: [] },
-    ...(['http/protobuf', 'http/json', 'grpc'] as const).map((v) => ({ env: { OTEL_EXPORTER_OTLP_PROTOCOL: v }, pick: (c: Config) => c.traces.protocol, expected: v })),
-    ...(['http/protobuf', 'http/json', 'grpc'] as const).map((v) => ({ env: { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: v }, pick: (c: Config) => c.traces.protocol, expected: v })),
+    ...(['http/protobuf', 'http/json', 'grpc'] as const).map((v) => ({
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: v },
+      pick: (c: Config) => c.traces.protocol,
+      expected: v,
+    })),
+    ...(['http/protobuf', 'http/json', 'grpc'] as const).map((v) => ({
+      env: { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: v },
+      pick: (c: Config) => c.traces.protocol,
+      expected: v,
+    })),
     {
       env: { OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20abc,x-tenant=t1' },
       pick: (c) => c.traces.headers,
@@ -370,16 +482,40 @@ describe('valid values of every setting', () => {
 
 describe('a destination set but wrong: a remote set-up with a mistake, that signal not sent, nothing recorded locally', () => {
   const cases: { env: Env; message: RegExp; instead: string; profiles: boolean; spans: boolean }[] = [
-    { env: { PYROSCOPE_SERVER_ADDRESS: 'ftp://pyroscope:4040' }, message: /http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
-    { env: { PYROSCOPE_SERVER_ADDRESS: 'not a url' }, message: /absolute http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
+    {
+      env: { PYROSCOPE_SERVER_ADDRESS: 'ftp://pyroscope:4040' },
+      message: /http:\/\/ or https:\/\//,
+      instead: 'profiles are not sent',
+      profiles: false,
+      spans: true,
+    },
+    {
+      env: { PYROSCOPE_SERVER_ADDRESS: 'not a url' },
+      message: /absolute http:\/\/ or https:\/\//,
+      instead: 'profiles are not sent',
+      profiles: false,
+      spans: true,
+    },
     { env: { PYROSCOPE_SERVER_ADDRESS: '//pyroscope:4040' }, message: /absolute/, instead: 'profiles are not sent', profiles: false, spans: true },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'pyroscope:4040' }, message: /http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'http://' }, message: /absolute/, instead: 'profiles are not sent', profiles: false, spans: true },
     { env: { PYROSCOPE_SERVER_ADDRESS: 'file:///tmp/x' }, message: /http:\/\/ or https:\/\//, instead: 'profiles are not sent', profiles: false, spans: true },
-    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' }, message: /http:\/\/ or https:\/\//, instead: 'spans are not sent', profiles: true, spans: false },
+    {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' },
+      message: /http:\/\/ or https:\/\//,
+      instead: 'spans are not sent',
+      profiles: true,
+      spans: false,
+    },
     { env: { OTEL_EXPORTER_OTLP_ENDPOINT: '%%garbage%%' }, message: /absolute/, instead: 'spans are not sent', profiles: true, spans: false },
     { env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector' }, message: /absolute/, instead: 'spans are not sent', profiles: true, spans: false },
-    { env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ws://collector:4318/v1/traces' }, message: /http:\/\/ or https:\/\//, instead: 'spans are not sent', profiles: true, spans: false },
+    {
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ws://collector:4318/v1/traces' },
+      message: /http:\/\/ or https:\/\//,
+      instead: 'spans are not sent',
+      profiles: true,
+      spans: false,
+    },
   ];
   for (const c of cases) {
     it(`${JSON.stringify(c.env)}: ${c.instead}`, () => {
@@ -405,27 +541,66 @@ describe('a destination set but wrong: a remote set-up with a mistake, that sign
 
 describe('the logs export, by the OTel exporter spec for the logs signal and OTEL_LOGS_EXPORTER as the NodeSDK reads it', () => {
   const cases: { name: string; env: Env; pick: (logs: Config['logs']) => unknown; expected: unknown }[] = [
-    { name: 'the exporters listed, each once, in a fixed order', env: { OTEL_LOGS_EXPORTER: ' Console , otlp,otlp' }, pick: (l) => l.exporters, expected: ['otlp', 'console'] },
+    {
+      name: 'the exporters listed, each once, in a fixed order',
+      env: { OTEL_LOGS_EXPORTER: ' Console , otlp,otlp' },
+      pick: (l) => l.exporters,
+      expected: ['otlp', 'console'],
+    },
     { name: '`none` anywhere in the list: none', env: { OTEL_LOGS_EXPORTER: 'otlp,none' }, pick: (l) => l.exporters, expected: [] },
-    { name: 'the base URL plus /v1/logs', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, pick: (l) => l.endpoint, expected: 'http://collector:4318/v1/logs' },
+    {
+      name: 'the base URL plus /v1/logs',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' },
+      pick: (l) => l.endpoint,
+      expected: 'http://collector:4318/v1/logs',
+    },
     {
       name: 'the signal endpoint as given',
-      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://logs.example/otlp/v1/logs' },
+      env: {
+        OTEL_LOGS_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://logs.example/otlp/v1/logs',
+      },
       pick: (l) => l.endpoint,
       expected: 'https://logs.example/otlp/v1/logs',
     },
-    { name: 'headers: the signal’s over the shared ones', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_LOGS_HEADERS: 'b=3' }, pick: (l) => l.headers, expected: { a: '1', b: '3' } },
-    { name: 'protocol: the signal’s over the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'http/json' }, pick: (l) => l.protocol, expected: 'http/json' },
+    {
+      name: 'headers: the signal’s over the shared ones',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_LOGS_HEADERS: 'b=3' },
+      pick: (l) => l.headers,
+      expected: { a: '1', b: '3' },
+    },
+    {
+      name: 'protocol: the signal’s over the shared one',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'http/json' },
+      pick: (l) => l.protocol,
+      expected: 'http/json',
+    },
     { name: 'protocol: the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, pick: (l) => l.protocol, expected: 'grpc' },
-    { name: 'compression: the signal’s over the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_LOGS_COMPRESSION: 'none' }, pick: (l) => l.gzip, expected: false },
-    { name: 'timeout: the signal’s over the shared one', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: '3000', OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '2000' }, pick: (l) => l.timeoutMs, expected: 2000 },
+    {
+      name: 'compression: the signal’s over the shared one',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_LOGS_COMPRESSION: 'none' },
+      pick: (l) => l.gzip,
+      expected: false,
+    },
+    {
+      name: 'timeout: the signal’s over the shared one',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: '3000', OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '2000' },
+      pick: (l) => l.timeoutMs,
+      expected: 2000,
+    },
     {
       name: 'TLS files: the signal’s over the shared ones, per file',
       env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE: 'logs-ca.pem' },
       pick: (l) => l.tls,
       expected: { ca: { env: 'OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE', path: 'logs-ca.pem' } },
     },
-    { name: 'TLS files are the gRPC exporter’s own business', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' }, pick: (l) => l.tls, expected: {} },
+    {
+      name: 'TLS files are the gRPC exporter’s own business',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' },
+      pick: (l) => l.tls,
+      expected: {},
+    },
     {
       name: 'OTEL_BLRP_* batching',
       env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_BLRP_MAX_QUEUE_SIZE: '100', OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BLRP_SCHEDULE_DELAY: '250' },
@@ -440,40 +615,106 @@ describe('the logs export, by the OTel exporter spec for the logs signal and OTE
   it('an exporter the NodeSDK does not know: a problem, and the others stand', () => {
     const { config, problems } = readConfig({ OTEL_LOGS_EXPORTER: 'otlp,loki' });
     assert.deepEqual(config.logs.exporters, ['otlp']);
-    assert.deepEqual(problems.map((p) => [p.env, p.message, p.instead]), [['OTEL_LOGS_EXPORTER', 'OTEL_LOGS_EXPORTER lists "loki", not one of otlp, console, none', 'ignored']]);
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.message, p.instead]),
+      [['OTEL_LOGS_EXPORTER', 'OTEL_LOGS_EXPORTER lists "loki", not one of otlp, console, none', 'ignored']],
+    );
   });
 
   it('behind a proxy that cannot be used, logs are not sent, and the problem says so', () => {
-    const { config, problems } = readConfig({ OTEL_LOGS_EXPORTER: 'otlp', OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318', HTTP_PROXY: 'ftp://proxy.corp' });
+    const { config, problems } = readConfig({
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_TRACES_EXPORTER: 'console',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318',
+      HTTP_PROXY: 'ftp://proxy.corp',
+    });
     assert.equal(config.logs.endpoint, undefined);
-    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['HTTP_PROXY', 'logs are not sent (not around the proxy either)']]);
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.instead]),
+      [['HTTP_PROXY', 'logs are not sent (not around the proxy either)']],
+    );
   });
 });
 
 describe('the metrics export, by the OTel exporter spec for the metrics signal and OTEL_METRICS_EXPORTER as the NodeSDK reads it', () => {
   const cases: { name: string; env: Env; pick: (metrics: Config['metrics']) => unknown; expected: unknown }[] = [
-    { name: 'the exporters listed, each once, in a fixed order', env: { OTEL_METRICS_EXPORTER: ' Console , prometheus,otlp,otlp' }, pick: (m) => m.exporters, expected: ['otlp', 'prometheus', 'console'] },
+    {
+      name: 'the exporters listed, each once, in a fixed order',
+      env: { OTEL_METRICS_EXPORTER: ' Console , prometheus,otlp,otlp' },
+      pick: (m) => m.exporters,
+      expected: ['otlp', 'prometheus', 'console'],
+    },
     { name: '`none` anywhere in the list: none', env: { OTEL_METRICS_EXPORTER: 'otlp,none' }, pick: (m) => m.exporters, expected: [] },
-    { name: 'the base URL plus /v1/metrics', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, pick: (m) => m.endpoint, expected: 'http://collector:4318/v1/metrics' },
+    {
+      name: 'the base URL plus /v1/metrics',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' },
+      pick: (m) => m.endpoint,
+      expected: 'http://collector:4318/v1/metrics',
+    },
     {
       name: 'the signal’s endpoint as given, over the base URL',
-      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://mimir.example/otlp/v1/metrics' },
+      env: {
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://mimir.example/otlp/v1/metrics',
+      },
       pick: (m) => m.endpoint,
       expected: 'https://mimir.example/otlp/v1/metrics',
     },
-    { name: 'headers: the signal’s over the shared ones', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'b=3' }, pick: (m) => m.headers, expected: { a: '1', b: '3' } },
-    { name: 'protocol: the signal’s over the shared one', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }, pick: (m) => m.protocol, expected: 'http/json' },
-    { name: 'compression and timeout: the signal’s over the shared ones', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_COMPRESSION: 'none', OTEL_EXPORTER_OTLP_METRICS_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TIMEOUT: '3000', OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: '2000' }, pick: (m) => [m.gzip, m.timeoutMs], expected: [true, 2000] },
+    {
+      name: 'headers: the signal’s over the shared ones',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2', OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'b=3' },
+      pick: (m) => m.headers,
+      expected: { a: '1', b: '3' },
+    },
+    {
+      name: 'protocol: the signal’s over the shared one',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' },
+      pick: (m) => m.protocol,
+      expected: 'http/json',
+    },
+    {
+      name: 'compression and timeout: the signal’s over the shared ones',
+      env: {
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'none',
+        OTEL_EXPORTER_OTLP_METRICS_COMPRESSION: 'gzip',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '3000',
+        OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: '2000',
+      },
+      pick: (m) => [m.gzip, m.timeoutMs],
+      expected: [true, 2000],
+    },
     {
       name: 'TLS files: the signal’s over the shared ones',
       env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE: 'metrics-ca.pem' },
       pick: (m) => m.tls,
       expected: { ca: { env: 'OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE', path: 'metrics-ca.pem' } },
     },
-    { name: 'the interval and the collection timeout', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '5000', OTEL_METRIC_EXPORT_TIMEOUT: '2500' }, pick: (m) => [m.intervalMs, m.collectTimeoutMs], expected: [5000, 2500] },
-    { name: 'the timeout clamped to the interval, as the NodeSDK does', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '1000' }, pick: (m) => [m.intervalMs, m.collectTimeoutMs], expected: [1000, 1000] },
-    { name: 'the temporality preference, in any case', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'Delta' }, pick: (m) => m.temporality, expected: 'delta' },
-    { name: 'where the prometheus exporter listens', env: { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: '9465' }, pick: (m) => m.prometheus, expected: { host: '127.0.0.1', port: 9465 } },
+    {
+      name: 'the interval and the collection timeout',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '5000', OTEL_METRIC_EXPORT_TIMEOUT: '2500' },
+      pick: (m) => [m.intervalMs, m.collectTimeoutMs],
+      expected: [5000, 2500],
+    },
+    {
+      name: 'the timeout clamped to the interval, as the NodeSDK does',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '1000' },
+      pick: (m) => [m.intervalMs, m.collectTimeoutMs],
+      expected: [1000, 1000],
+    },
+    {
+      name: 'the temporality preference, in any case',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'Delta' },
+      pick: (m) => m.temporality,
+      expected: 'delta',
+    },
+    {
+      name: 'where the prometheus exporter listens',
+      env: { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: '9465' },
+      pick: (m) => m.prometheus,
+      expected: { host: '127.0.0.1', port: 9465 },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(c.pick(clean(c.env).metrics), c.expected));
@@ -482,13 +723,25 @@ describe('the metrics export, by the OTel exporter spec for the metrics signal a
   it('a temporality the exporters do not know: a problem, and cumulative stands', () => {
     const { config, problems } = readConfig({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'sometimes' });
     assert.equal(config.metrics.temporality, 'cumulative');
-    assert.deepEqual(problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE']);
+    assert.deepEqual(
+      problems.map((p) => p.env),
+      ['OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE'],
+    );
   });
 
   it('behind a proxy that cannot be used, metrics and logs are not sent, and one problem says so', () => {
-    const { config, problems } = readConfig({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_LOGS_EXPORTER: 'otlp', OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318', HTTP_PROXY: 'ftp://proxy.corp' });
+    const { config, problems } = readConfig({
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_TRACES_EXPORTER: 'console',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318',
+      HTTP_PROXY: 'ftp://proxy.corp',
+    });
     assert.equal(config.metrics.endpoint, undefined);
-    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['HTTP_PROXY', 'metrics and logs are not sent (not around the proxy either)']]);
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.instead]),
+      [['HTTP_PROXY', 'metrics and logs are not sent (not around the proxy either)']],
+    );
   });
 });
 
@@ -498,7 +751,10 @@ describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: prox
 
   it('spans listed for the console and OTLP, behind a proxy that cannot be used: the console keeps them', () => {
     const { config, problems } = readConfig({ OTEL_TRACES_EXPORTER: 'console,otlp', OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTP_PROXY: 'ftp://proxy.corp' });
-    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['HTTP_PROXY', 'spans are not sent (not around the proxy either)']]);
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.instead]),
+      [['HTTP_PROXY', 'spans are not sent (not around the proxy either)']],
+    );
     assert.deepEqual(config.traces.exporters, ['console']);
   });
 
@@ -521,17 +777,59 @@ describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: prox
 
   // A proxy set but unusable stops what would go through it, rather than sending around it.
   const unusable: { name: string; env: Env; problem: string | undefined; instead?: string; profiles: boolean; spans: boolean }[] = [
-    { name: 'the proxy of https:// profiles', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTPS_PROXY: 'socks5://user:hunter2-pw@proxy.corp:1080' }, problem: 'HTTPS_PROXY', instead: 'profiles are not sent (not around the proxy either)', profiles: false, spans: true },
-    { name: 'the proxy of http:// spans', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, http_proxy: 'http://proxy.corp:99999' }, problem: 'http_proxy', instead: 'spans are not sent (not around the proxy either)', profiles: true, spans: false },
-    { name: 'the proxy of both', env: { PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope.example', OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTP_PROXY: 'ftp://proxy.corp' }, problem: 'HTTP_PROXY', instead: 'profiles and spans are not sent (not around the proxy either)', profiles: false, spans: false },
-    { name: 'a proxy no upload would use: not our problem', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, HTTP_PROXY: 'ftp://proxy.corp' }, problem: undefined, profiles: true, spans: true },
-    { name: 'a proxy NO_PROXY exempts the backend from', env: { PYROSCOPE_SERVER_ADDRESS: PYRO, HTTPS_PROXY: 'ftp://proxy.corp', NO_PROXY: 'pyroscope.example' }, problem: undefined, profiles: true, spans: true },
-    { name: 'a proxy for a loopback backend, which never goes through one', env: { PYROSCOPE_SERVER_ADDRESS: 'http://127.0.0.1:4040', HTTP_PROXY: 'ftp://proxy.corp' }, problem: undefined, profiles: true, spans: true },
+    {
+      name: 'the proxy of https:// profiles',
+      env: { PYROSCOPE_SERVER_ADDRESS: PYRO, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTPS_PROXY: 'socks5://user:hunter2-pw@proxy.corp:1080' },
+      problem: 'HTTPS_PROXY',
+      instead: 'profiles are not sent (not around the proxy either)',
+      profiles: false,
+      spans: true,
+    },
+    {
+      name: 'the proxy of http:// spans',
+      env: { PYROSCOPE_SERVER_ADDRESS: PYRO, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, http_proxy: 'http://proxy.corp:99999' },
+      problem: 'http_proxy',
+      instead: 'spans are not sent (not around the proxy either)',
+      profiles: true,
+      spans: false,
+    },
+    {
+      name: 'the proxy of both',
+      env: { PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope.example', OTEL_EXPORTER_OTLP_ENDPOINT: OTLP, HTTP_PROXY: 'ftp://proxy.corp' },
+      problem: 'HTTP_PROXY',
+      instead: 'profiles and spans are not sent (not around the proxy either)',
+      profiles: false,
+      spans: false,
+    },
+    {
+      name: 'a proxy no upload would use: not our problem',
+      env: { PYROSCOPE_SERVER_ADDRESS: PYRO, HTTP_PROXY: 'ftp://proxy.corp' },
+      problem: undefined,
+      profiles: true,
+      spans: true,
+    },
+    {
+      name: 'a proxy NO_PROXY exempts the backend from',
+      env: { PYROSCOPE_SERVER_ADDRESS: PYRO, HTTPS_PROXY: 'ftp://proxy.corp', NO_PROXY: 'pyroscope.example' },
+      problem: undefined,
+      profiles: true,
+      spans: true,
+    },
+    {
+      name: 'a proxy for a loopback backend, which never goes through one',
+      env: { PYROSCOPE_SERVER_ADDRESS: 'http://127.0.0.1:4040', HTTP_PROXY: 'ftp://proxy.corp' },
+      problem: undefined,
+      profiles: true,
+      spans: true,
+    },
   ];
   for (const c of unusable) {
     it(`unusable: ${c.name}`, () => {
       const { config, problems } = readConfig(c.env);
-      assert.deepEqual(problems.map((p) => [p.env, p.instead]), c.problem === undefined ? [] : [[c.problem, c.instead]]);
+      assert.deepEqual(
+        problems.map((p) => [p.env, p.instead]),
+        c.problem === undefined ? [] : [[c.problem, c.instead]],
+      );
       for (const problem of problems) assert.ok(!/proxy\.corp|hunter2/.test(problem.message), `the value stays out of the message: ${problem.message}`);
       assert.equal(config.pyroscope.serverAddress !== undefined, c.profiles);
       assert.equal(config.traces.exporters.includes('otlp'), c.spans);
@@ -540,8 +838,18 @@ describe('proxies: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (the rules themselves: prox
   }
 
   it('NO_PROXY entries that match nothing: one problem listing them, the others used', () => {
-    const { config, problems } = readConfig({ PYROSCOPE_SERVER_ADDRESS: PYRO, HTTPS_PROXY: 'http://proxy.corp:3128', no_proxy: 'http://pyroscope.example, 10.0.0.0/33, .internal' });
-    assert.deepEqual(problems, [{ env: 'no_proxy', message: 'no_proxy entries "http://pyroscope.example", "10.0.0.0/33" are no host name, domain, IP address or CIDR range', instead: 'they are ignored' }]);
+    const { config, problems } = readConfig({
+      PYROSCOPE_SERVER_ADDRESS: PYRO,
+      HTTPS_PROXY: 'http://proxy.corp:3128',
+      no_proxy: 'http://pyroscope.example, 10.0.0.0/33, .internal',
+    });
+    assert.deepEqual(problems, [
+      {
+        env: 'no_proxy',
+        message: 'no_proxy entries "http://pyroscope.example", "10.0.0.0/33" are no host name, domain, IP address or CIDR range',
+        instead: 'they are ignored',
+      },
+    ]);
     assert.equal(config.proxy?.noProxy.length, 1);
   });
 });
@@ -652,19 +960,29 @@ describe('bad values: one Problem naming the env var, the default used instead',
     assert.equal(parseLabels('env=prod,span_id=x').ok, false, 'the CLI rejects the list');
     // Pyroscope's series bounds: 30 label names (6 are pyro-run's), names of 1024 bytes at most.
     const many = readConfig({ PYROSCOPE_LABELS: Array.from({ length: 26 }, (_, i) => `k${i}=v`).join(',') });
-    assert.deepEqual(Object.keys(many.config.pyroscope.labels), Array.from({ length: 24 }, (_, i) => `k${i}`));
+    assert.deepEqual(
+      Object.keys(many.config.pyroscope.labels),
+      Array.from({ length: 24 }, (_, i) => `k${i}`),
+    );
     assert.match(many.problems[0]!.message, /label "k24" is past the 24 static labels.*label "k25"/);
     assert.deepEqual(readConfig({ PYROSCOPE_LABELS: `${'k'.repeat(1025)}=v,ok=1` }).config.pyroscope.labels, { ok: '1' });
   });
 
   it('a bad OTEL_EXPORTER_OTLP_TRACES_PROTOCOL falls back to OTEL_EXPORTER_OTLP_PROTOCOL', () => {
     const { config, problems } = readConfig({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
-    assert.deepEqual(problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']);
+    assert.deepEqual(
+      problems.map((p) => p.env),
+      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'],
+    );
     assert.equal(config.traces.protocol, 'grpc');
   });
 
   it('a client certificate without its key (or a key without its certificate) is one problem per signal, and neither is used', () => {
-    const { config, problems } = readConfig({ PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem', OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem' });
+    const { config, problems } = readConfig({
+      PYRO_RUN_PROFILES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem',
+      OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem',
+    });
     assert.deepEqual(
       problems.map((p) => [p.env, p.instead]),
       [
@@ -675,12 +993,22 @@ describe('bad values: one Problem naming the env var, the default used instead',
     assert.match(problems[0]!.message, /OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY or OTEL_EXPORTER_OTLP_CLIENT_KEY is not/);
     assert.deepEqual(config.traces.tls, { ca: { env: 'OTEL_EXPORTER_OTLP_CERTIFICATE', path: 'ca.pem' } }, 'the CA still counts');
     const keyOnly = readConfig({ OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: 'k.pem' });
-    assert.deepEqual(keyOnly.problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY']);
+    assert.deepEqual(
+      keyOnly.problems.map((p) => p.env),
+      ['OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY'],
+    );
     assert.match(keyOnly.problems[0]!.message, /OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE or OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE is not/);
     // A key set for another signal only is no pair for this one.
-    const otherSignal = readConfig({ PYRO_RUN_PROFILES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'profiles.key' });
+    const otherSignal = readConfig({
+      PYRO_RUN_PROFILES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: 'client.pem',
+      OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'profiles.key',
+    });
     assert.deepEqual(otherSignal.config.traces.tls, {});
-    assert.deepEqual(otherSignal.problems.map((p) => p.env), ['OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE']);
+    assert.deepEqual(
+      otherSignal.problems.map((p) => p.env),
+      ['OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
+    );
   });
 });
 
@@ -691,7 +1019,12 @@ describe('Pyroscope auth', () => {
     expected: Pick<Config['pyroscope'], 'authToken' | 'basicAuthUser' | 'basicAuthPassword'>;
     problemEnvs: string[];
   }[] = [
-    { name: 'token only', env: { PYROSCOPE_AUTH_TOKEN: 'tok-1234' }, expected: { authToken: 'tok-1234', basicAuthUser: undefined, basicAuthPassword: undefined }, problemEnvs: [] },
+    {
+      name: 'token only',
+      env: { PYROSCOPE_AUTH_TOKEN: 'tok-1234' },
+      expected: { authToken: 'tok-1234', basicAuthUser: undefined, basicAuthPassword: undefined },
+      problemEnvs: [],
+    },
     {
       name: 'user and password',
       env: { PYROSCOPE_BASIC_AUTH_USER: 'u', PYROSCOPE_BASIC_AUTH_PASSWORD: 'p4ssword' },
@@ -728,7 +1061,10 @@ describe('Pyroscope auth', () => {
       const { config, problems } = readConfig(c.env);
       const { authToken, basicAuthUser, basicAuthPassword } = config.pyroscope;
       assert.deepEqual({ authToken, basicAuthUser, basicAuthPassword }, c.expected);
-      assert.deepEqual(problems.map((p) => p.env), c.problemEnvs);
+      assert.deepEqual(
+        problems.map((p) => p.env),
+        c.problemEnvs,
+      );
       for (const p of problems) assert.ok(p.message.includes(p.env), p.message);
     });
   }
@@ -766,7 +1102,12 @@ describe('secret values never appear in problem messages', () => {
       it(`${name}=${JSON.stringify(raw.replace(SECRET, '<secret>'))}`, () => {
         const { problems } = readConfig({ [name]: raw });
         for (const p of problems) assert.ok(!p.message.includes(SECRET), `leaks the secret: ${p.message}`);
-        if (name.endsWith('HEADERS')) assert.deepEqual(problems.map((p) => p.env), [name], 'a bad header list is reported');
+        if (name.endsWith('HEADERS'))
+          assert.deepEqual(
+            problems.map((p) => p.env),
+            [name],
+            'a bad header list is reported',
+          );
       });
     }
   }
@@ -786,17 +1127,31 @@ describe('secret values never appear in problem messages', () => {
 describe("pyro-run's span export settings given", () => {
   const cases: { env: Env; given: string[] }[] = [
     { env: {}, given: [] },
-    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'shop', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040' }, given: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },
     {
-      env: { OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/v1/traces', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_HEADERS: 'a=b' },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'shop', PYROSCOPE_SERVER_ADDRESS: 'http://p:4040' },
+      given: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+    },
+    {
+      env: {
+        OTEL_TRACES_EXPORTER: 'console',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/v1/traces',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'a=b',
+      },
       given: ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS'],
     },
     { env: { OTEL_EXPORTER_OTLP_PROTOCOL: ' ', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x=y' }, given: ['OTEL_EXPORTER_OTLP_TRACES_HEADERS'] },
     { env: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' }, given: [] },
-    { env: { OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'p.key' }, given: ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE'] },
+    {
+      env: { OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'ca.pem', OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY: 'p.key' },
+      given: ['OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE'],
+    },
     // A key without its certificate is a problem, not a setting in effect.
     { env: { OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: 'k.pem', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }, given: ['OTEL_EXPORTER_OTLP_COMPRESSION'] },
-    { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: 'soon', OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT: '500' }, given: ['OTEL_EXPORTER_OTLP_TIMEOUT'] },
+    {
+      env: { OTEL_EXPORTER_OTLP_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: 'soon', OTEL_EXPORTER_OTLP_PROFILES_TIMEOUT: '500' },
+      given: ['OTEL_EXPORTER_OTLP_TIMEOUT'],
+    },
   ];
   for (const c of cases) {
     it(`${JSON.stringify(c.env)} → ${c.given.join(', ') || 'none'}`, () => {
@@ -820,8 +1175,18 @@ describe('OTLP traces endpoint and protocol', () => {
       protocol: 'http/protobuf',
       endpoint: 'http://a:4318/v1/traces',
     },
-    { name: 'base endpoint + /v1/traces', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, protocol: 'http/protobuf', endpoint: 'http://collector:4318/v1/traces' },
-    { name: 'base endpoint with trailing slash', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, protocol: 'http/protobuf', endpoint: 'http://collector:4318/v1/traces' },
+    {
+      name: 'base endpoint + /v1/traces',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' },
+      protocol: 'http/protobuf',
+      endpoint: 'http://collector:4318/v1/traces',
+    },
+    {
+      name: 'base endpoint with trailing slash',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' },
+      protocol: 'http/protobuf',
+      endpoint: 'http://collector:4318/v1/traces',
+    },
     {
       name: 'base endpoint with a path prefix and trailing slashes',
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://gw.example/otlp//' },
@@ -870,10 +1235,30 @@ describe('OTLP traces endpoint and protocol', () => {
       protocol: 'grpc',
       endpoint: 'otel-collector:4317',
     },
-    { name: 'grpc takes [v6]:port', env: { OTEL_EXPORTER_OTLP_ENDPOINT: ' [::1]:4317 ', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, protocol: 'grpc', endpoint: '[::1]:4317' },
-    { name: 'grpc takes a host:port signal endpoint too', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, protocol: 'grpc', endpoint: 'collector:4317' },
-    { name: 'host:port over HTTP is no URL: the exporter default', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' }, protocol: 'http/protobuf', endpoint: undefined },
-    { name: 'grpc and a host with a path but no scheme: no URL', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317/otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, protocol: 'grpc', endpoint: undefined },
+    {
+      name: 'grpc takes [v6]:port',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: ' [::1]:4317 ', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      protocol: 'grpc',
+      endpoint: '[::1]:4317',
+    },
+    {
+      name: 'grpc takes a host:port signal endpoint too',
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+      protocol: 'grpc',
+      endpoint: 'collector:4317',
+    },
+    {
+      name: 'host:port over HTTP is no URL: the exporter default',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' },
+      protocol: 'http/protobuf',
+      endpoint: undefined,
+    },
+    {
+      name: 'grpc and a host with a path but no scheme: no URL',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317/otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      protocol: 'grpc',
+      endpoint: undefined,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -890,7 +1275,10 @@ describe('OTLP traces endpoint and protocol', () => {
   });
 
   it('a signal endpoint with a trailing slash is used as given (OTel spec: "MUST be used as-is")', () => {
-    assert.equal(readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces/' }).config.traces.endpoint, 'http://collector:4318/v1/traces/');
+    assert.equal(
+      readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces/' }).config.traces.endpoint,
+      'http://collector:4318/v1/traces/',
+    );
   });
 });
 
@@ -940,7 +1328,10 @@ describe('the parsers on their own', () => {
   });
 
   it('parseHeaders lower-cases names and URL-decodes values', () => {
-    assert.deepEqual(parseHeaders('X-Scope-OrgID=t%2C1,Authorization=Basic%20dTpw'), { ok: true, value: { 'x-scope-orgid': 't,1', authorization: 'Basic dTpw' } });
+    assert.deepEqual(parseHeaders('X-Scope-OrgID=t%2C1,Authorization=Basic%20dTpw'), {
+      ok: true,
+      value: { 'x-scope-orgid': 't,1', authorization: 'Basic dTpw' },
+    });
     assert.deepEqual(parseHeaders('empty='), { ok: true, value: { empty: '' } });
     for (const raw of ['novalue', '=v', 'a b=c', 'a=%zz', 'a=%']) assert.equal(parseHeaders(raw).ok, false, raw);
   });

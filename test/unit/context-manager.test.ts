@@ -40,7 +40,14 @@ function observe(manager: ContextManager) {
   } catch (caught) {
     error = caught;
   }
-  return { seen: seen.map(({ value, args }) => ({ value, args })), selfIsObject: seen[0]?.self === self, name: wrapper.name, result, error: (error as Error).message, after: manager.active().getValue(KEY) };
+  return {
+    seen: seen.map(({ value, args }) => ({ value, args })),
+    selfIsObject: seen[0]?.self === self,
+    name: wrapper.name,
+    result,
+    error: (error as Error).message,
+    after: manager.active().getValue(KEY),
+  };
 }
 
 describe('AsyncContextManager', () => {

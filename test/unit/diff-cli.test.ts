@@ -50,7 +50,10 @@ describe('pyro-run diff exits', () => {
     assert.equal(result.code, 1);
     const json = JSON.parse(result.stdout) as { format: string; broken: { endpoint: string }[]; endpoints: { functions: unknown[] }[] };
     assert.equal(json.format, 'pyro-run-diff');
-    assert.deepEqual(json.broken.map((b) => b.endpoint), ['POST /checkout']);
+    assert.deepEqual(
+      json.broken.map((b) => b.endpoint),
+      ['POST /checkout'],
+    );
   });
 
   it('--top: how many functions an endpoint lists', () => {
@@ -74,7 +77,11 @@ describe('pyro-run diff exits', () => {
   describe('2, before anything is read, on bad input', () => {
     const cases: [string, string[], RegExp][] = [
       ['a bad rule', ['nowhere-a', 'nowhere-b', '--fail-on', 'cpu>+10%'], /^pyro-run diff: 'cpu>\+10%': unknown metric 'cpu'/],
-      ['every bad rule', ['nowhere-a', 'nowhere-b', '--fail-on', 'p95>-1%', '--fail-on', 'p50>+1parsec'], /^pyro-run diff: 'p95>-1%': a > rule takes an increase \(\+N\)\npyro-run diff: 'p50>\+1parsec': unknown unit/],
+      [
+        'every bad rule',
+        ['nowhere-a', 'nowhere-b', '--fail-on', 'p95>-1%', '--fail-on', 'p50>+1parsec'],
+        /^pyro-run diff: 'p95>-1%': a > rule takes an increase \(\+N\)\npyro-run diff: 'p50>\+1parsec': unknown unit/,
+      ],
       ['--top that is not a count', ['nowhere-a', 'nowhere-b', '--top', 'many'], /^pyro-run diff: --top takes a whole number from 0 to 1000, not 'many'\n/],
       ['--min-effect that is not a percentage', ['nowhere-a', 'nowhere-b', '--min-effect', 'x%'], /^pyro-run diff: --min-effect takes a percentage/],
       ['no AFTER', ['nowhere-a'], /^pyro-run diff: missing required argument 'AFTER'\n/],

@@ -38,7 +38,7 @@ const compare = (before: RequestsSpec, after: RequestsSpec, options = OPTIONS) =
 const named = (diff: RunDiff, name: string) => diff.endpoints.find((endpoint) => endpoint.name === name);
 
 describe('comparing two runs', () => {
-  it("an endpoint whose hot function got 30% slower is beyond the noise, first, with that function first; one that did not change is within", () => {
+  it('an endpoint whose hot function got 30% slower is beyond the noise, first, with that function first; one that did not change is within', () => {
     const diff = compare({ endpoints: [checkout(200), products(200)] }, { endpoints: [checkout(200, 1.3), products(200)] });
     const [first, second] = diff.endpoints;
     assert.equal(first?.name, 'POST /checkout');
@@ -59,7 +59,10 @@ describe('comparing two runs', () => {
   });
 
   it('endpoints in one run only are listed as added and removed, after those in both', () => {
-    const diff = compare({ endpoints: [products(50), { ...products(30), name: 'GET /old' }] }, { endpoints: [{ ...products(40), name: 'GET /new' }, products(50)] });
+    const diff = compare(
+      { endpoints: [products(50), { ...products(30), name: 'GET /old' }] },
+      { endpoints: [{ ...products(40), name: 'GET /new' }, products(50)] },
+    );
     assert.deepEqual(
       diff.endpoints.map((endpoint) => [endpoint.name, endpoint.presence, endpoint.requests.before, endpoint.requests.after]),
       [
@@ -109,7 +112,11 @@ describe('per request', () => {
     const [a] = endpointRequests(model(spec));
     assert.equal(a?.requests, 100);
     assert.equal(a?.cpu?.length, 100);
-    assert.equal(a?.cpu?.reduce((x, y) => x + y, 0), 100 * MS, 'every sample counted once');
+    assert.equal(
+      a?.cpu?.reduce((x, y) => x + y, 0),
+      100 * MS,
+      'every sample counted once',
+    );
     assert.equal(a?.cpu?.filter((value) => value === 0).length, 50);
   });
 
@@ -130,7 +137,10 @@ describe('per request', () => {
 
 describe("an endpoint's functions", () => {
   it('are matched across two checkouts at different paths by name and file name, and named where they are now', () => {
-    const at = (dir: string, line: number) => ({ priceCart: { file: `/ci/${dir}/src/cart.js`, line }, applyDiscounts: { file: `/ci/${dir}/src/cart.js`, line: 40 } });
+    const at = (dir: string, line: number) => ({
+      priceCart: { file: `/ci/${dir}/src/cart.js`, line },
+      applyDiscounts: { file: `/ci/${dir}/src/cart.js`, line: 40 },
+    });
     const diff = compare({ endpoints: [checkout(200)], functions: at('base', 10) }, { endpoints: [checkout(200, 1.3)], functions: at('change', 14) });
     const priceCart = diff.endpoints[0]?.functions.filter((delta) => delta.function.name === 'priceCart');
     assert.equal(priceCart?.length, 1);
@@ -146,7 +156,13 @@ describe("an endpoint's functions", () => {
       change,
       relativeChange: change / 10,
     });
-    const deltas = [delta('JSON.stringify', 9, false), delta('priceCart', 8, true), delta('(garbage collector)', -7, false), delta('render', 6, true), delta('tiny', 1, true)];
+    const deltas = [
+      delta('JSON.stringify', 9, false),
+      delta('priceCart', 8, true),
+      delta('(garbage collector)', -7, false),
+      delta('render', 6, true),
+      delta('tiny', 1, true),
+    ];
     assert.deepEqual(
       topFunctions(deltas, 4).map((d) => d.function.name),
       ['priceCart', 'render', 'JSON.stringify', '(garbage collector)'],
@@ -155,23 +171,38 @@ describe("an endpoint's functions", () => {
 });
 
 describe('what users and tools read', () => {
-  const diff = compare({ endpoints: [checkout(200), products(200)] }, { endpoints: [checkout(200, 1.3), products(200), { ...products(25), name: 'GET /new' }] });
+  const diff = compare(
+    { endpoints: [checkout(200), products(200)] },
+    { endpoints: [checkout(200, 1.3), products(200), { ...products(25), name: 'GET /new' }] },
+  );
 
   it('the text: each endpoint with its verdict, its metrics before → after with change and interval, its functions, the added, the footnote', () => {
     const text = formatDiff(diff);
     assert.match(text, /^Before: \S+ \(shop, 400 requests\)\nAfter: {2}\S+ \(shop, 425 requests\)\n/);
     assert.match(text, /\n {20}before +after +change +interval of the change\n/);
-    assert.match(text, /\nPOST \/checkout — 200 → 200 requests, beyond the noise\n {2}CPU per request +3\.00ms +3\.60ms +\+600µs +\+20% +\* +\[\+\d+µs, \+\d+µs\]\n/);
-    assert.match(text, /\n {2}Self CPU per request of the functions that changed most \(the app’s first\):\n {4}priceCart \(app\.js:1\) +2\.00ms +2\.60ms +\+600µs +\+30%\n/);
+    assert.match(
+      text,
+      /\nPOST \/checkout — 200 → 200 requests, beyond the noise\n {2}CPU per request +3\.00ms +3\.60ms +\+600µs +\+20% +\* +\[\+\d+µs, \+\d+µs\]\n/,
+    );
+    assert.match(
+      text,
+      /\n {2}Self CPU per request of the functions that changed most \(the app’s first\):\n {4}priceCart \(app\.js:1\) +2\.00ms +2\.60ms +\+600µs +\+30%\n/,
+    );
     assert.match(text, /\nGET \/products\/:id — 200 → 200 requests, within the noise\n {2}CPU per request +3\.00ms +3\.00ms +0 +0% +\[/);
     assert.match(text, /\nAdded \(only in the after run\):\n {2}GET \/new — 25 requests\n/);
-    assert.match(text, /\n1 of the 2 endpoints in both runs changed beyond the noise\.\n\* beyond the noise: the change's interval excludes 0 and the change is at least 10% of the before value/);
+    assert.match(
+      text,
+      /\n1 of the 2 endpoints in both runs changed beyond the noise\.\n\* beyond the noise: the change's interval excludes 0 and the change is at least 10% of the before value/,
+    );
     assert.match(text, /the change ± 3\.23 standard errors, from a bootstrap over requests/);
   });
 
   it('the JSON: a format tag, both runs, how noise was judged, every endpoint, the rules and what broke them', () => {
     const rules = [parseRule('cpu-per-request>+10%') as Rule];
-    const json = JSON.parse(formatDiffJson(diff, rules, [])) as Record<string, unknown> & { endpoints: Record<string, unknown>[]; noise: Record<string, unknown> };
+    const json = JSON.parse(formatDiffJson(diff, rules, [])) as Record<string, unknown> & {
+      endpoints: Record<string, unknown>[];
+      noise: Record<string, unknown>;
+    };
     assert.deepEqual(Object.keys(json), ['format', 'formatVersion', 'before', 'after', 'noise', 'endpoints', 'rules', 'broken']);
     assert.deepEqual([json.format, json.formatVersion, json.rules, json.broken], ['pyro-run-diff', 1, ['cpu-per-request>+10%'], []]);
     assert.deepEqual(Object.keys(json.noise).sort(), ['comparisons', 'confidence', 'maxDraws', 'minEffect', 'minRequests', 'resamples', 'z']);

@@ -40,7 +40,7 @@ describe("the bootstrap's standard error of a difference", () => {
     assert.equal(differenceError([5, 5, 5], [7, 7, 7, 7], { kind: 'mean' }, OPTIONS), 0);
   });
 
-  it("of means is close to √(sd²/n₁ + sd²/n₂)", () => {
+  it('of means is close to √(sd²/n₁ + sd²/n₂)', () => {
     const error = differenceError(spread(400, 100, 20), spread(100, 100, 20), { kind: 'mean' }, OPTIONS);
     const expected = Math.sqrt(400 / 400 + 400 / 100);
     assert.ok(Math.abs(error / expected - 1) < 0.1, `${error} vs ${expected}`);
@@ -91,7 +91,8 @@ describe('beyond the noise', () => {
     ['a sure change smaller than the minimum (a machine can drift that much between runs)', { low: 0.1, high: 0.3 }, 0.05, false],
     ['from 0 to something', { low: 1, high: 3 }, null, true],
   ];
-  for (const [name, interval, relative, beyond] of cases) it(`${name}: ${beyond ? 'beyond' : 'within'}`, () => assert.equal(isBeyondNoise(interval, relative, 0.1), beyond));
+  for (const [name, interval, relative, beyond] of cases)
+    it(`${name}: ${beyond ? 'beyond' : 'within'}`, () => assert.equal(isBeyondNoise(interval, relative, 0.1), beyond));
 
   it('the same latency bucket on both sides is no change, however many requests', () => {
     const change = metricChange(Array(500).fill(16.1e6), Array(800).fill(16.1e6), 'p50', 'GET /a', DEFAULT_NOISE, 3.2);

@@ -23,7 +23,8 @@ describe('parsing a rule', () => {
     ['cpu-per-request<-10%', { metric: 'cpuPerRequest', direction: '<', threshold: -0.1, relative: true }],
     ['cpu-per-request>+0%', { metric: 'cpuPerRequest', direction: '>', threshold: 0, relative: true }],
   ];
-  for (const [text, rule] of good) it(`${text} reads as ${rule.metric} ${rule.direction} ${rule.threshold}`, () => assert.deepEqual(parseRule(text), { text: text.trim(), ...rule }));
+  for (const [text, rule] of good)
+    it(`${text} reads as ${rule.metric} ${rule.direction} ${rule.threshold}`, () => assert.deepEqual(parseRule(text), { text: text.trim(), ...rule }));
 
   const bad: [string, RegExp][] = [
     ['cpu>+10%', /unknown metric 'cpu' \(one of cpu-per-request, wall-per-request, p50, p95\)/],
@@ -38,7 +39,10 @@ describe('parsing a rule', () => {
 
   it('every bad rule is reported, not just the first', () => {
     const { rules, errors } = parseRules(['p95>+20%', 'cpu>+1%', 'p50>-1ms']);
-    assert.deepEqual(rules.map((rule) => rule.text), ['p95>+20%']);
+    assert.deepEqual(
+      rules.map((rule) => rule.text),
+      ['p95>+20%'],
+    );
     assert.equal(errors.length, 2);
   });
 });
@@ -54,7 +58,15 @@ const change = (before: number, after: number, beyondNoise: boolean): MetricChan
 
 function diffOf(metrics: EndpointDiff['metrics']): RunDiff {
   const run = { dir: '/r', service: 'shop', startedAt: undefined, requests: 100 };
-  const endpoint: EndpointDiff = { name: 'POST /checkout', presence: 'both', requests: { before: 100, after: 100 }, judged: true, beyondNoise: true, metrics, functions: [] };
+  const endpoint: EndpointDiff = {
+    name: 'POST /checkout',
+    presence: 'both',
+    requests: { before: 100, after: 100 },
+    judged: true,
+    beyondNoise: true,
+    metrics,
+    functions: [],
+  };
   return { before: run, after: run, noise: { ...DEFAULT_NOISE, comparisons: 4, z: 3 }, endpoints: [endpoint] };
 }
 

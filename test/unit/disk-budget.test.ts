@@ -5,7 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bindingCap, fits, mergePair, mergeSaves, nextWindowStep, SPAN_SHARE_OF_CAP, spanRoom, type Tried, type WindowBudget, type WindowStep } from '../../src/export/local/disk-budget.js';
+import {
+  bindingCap,
+  fits,
+  mergePair,
+  mergeSaves,
+  nextWindowStep,
+  SPAN_SHARE_OF_CAP,
+  spanRoom,
+  type Tried,
+  type WindowBudget,
+  type WindowStep,
+} from '../../src/export/local/disk-budget.js';
 
 const fresh: Tried = { intoOnly: false, mergeRefused: false };
 
@@ -14,14 +25,51 @@ describe('a window is written when it fits; else room is made by merging before 
     { name: 'room for it: written', budget: { windows: [30, 30], used: 60, cap: 100 }, bytes: 40, step: { step: 'write' } },
     { name: 'exactly the room left: written', budget: { windows: [50], used: 50, cap: 100 }, bytes: 50, step: { step: 'write' } },
     { name: 'the first window, within the cap: written', budget: { windows: [], used: 0, cap: 100 }, bytes: 100, step: { step: 'write' } },
-    { name: 'no room next to the only window: merged into it first', budget: { windows: [80], used: 80, cap: 100 }, bytes: 30, step: { step: 'merge-into-only' } },
-    { name: 'no room next to the only window, that merge tried: the window goes', budget: { windows: [80], used: 80, cap: 100 }, bytes: 30, tried: { intoOnly: true }, step: { step: 'evict' } },
-    { name: 'the merge into the only window is tried only while there is one', budget: { windows: [40, 40], used: 80, cap: 100 }, bytes: 30, step: { step: 'merge', at: 0 } },
-    { name: 'no room with several windows: the smallest pair of the older half is merged', budget: { windows: [40, 10, 10, 40, 5, 5], used: 110, cap: 110 }, bytes: 20, step: { step: 'merge', at: 1 } },
-    { name: 'that merge saved nothing: the oldest goes instead', budget: { windows: [40, 10, 10, 40], used: 100, cap: 100 }, bytes: 20, tried: { mergeRefused: true }, step: { step: 'evict' } },
+    {
+      name: 'no room next to the only window: merged into it first',
+      budget: { windows: [80], used: 80, cap: 100 },
+      bytes: 30,
+      step: { step: 'merge-into-only' },
+    },
+    {
+      name: 'no room next to the only window, that merge tried: the window goes',
+      budget: { windows: [80], used: 80, cap: 100 },
+      bytes: 30,
+      tried: { intoOnly: true },
+      step: { step: 'evict' },
+    },
+    {
+      name: 'the merge into the only window is tried only while there is one',
+      budget: { windows: [40, 40], used: 80, cap: 100 },
+      bytes: 30,
+      step: { step: 'merge', at: 0 },
+    },
+    {
+      name: 'no room with several windows: the smallest pair of the older half is merged',
+      budget: { windows: [40, 10, 10, 40, 5, 5], used: 110, cap: 110 },
+      bytes: 20,
+      step: { step: 'merge', at: 1 },
+    },
+    {
+      name: 'that merge saved nothing: the oldest goes instead',
+      budget: { windows: [40, 10, 10, 40], used: 100, cap: 100 },
+      bytes: 20,
+      tried: { mergeRefused: true },
+      step: { step: 'evict' },
+    },
     { name: 'no window left and still no room: dropped', budget: { windows: [], used: 10, cap: 100 }, bytes: 120, step: { step: 'drop' } },
-    { name: 'spans fill the room and no window is left: dropped, spans never make way', budget: { windows: [], used: 95, cap: 100 }, bytes: 10, step: { step: 'drop' } },
-    { name: 'the total cap left less than the run already holds: room is made still', budget: { windows: [20, 20], used: 40, cap: 30 }, bytes: 1, step: { step: 'merge', at: 0 } },
+    {
+      name: 'spans fill the room and no window is left: dropped, spans never make way',
+      budget: { windows: [], used: 95, cap: 100 },
+      bytes: 10,
+      step: { step: 'drop' },
+    },
+    {
+      name: 'the total cap left less than the run already holds: room is made still',
+      budget: { windows: [20, 20], used: 40, cap: 30 },
+      bytes: 1,
+      step: { step: 'merge', at: 0 },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(nextWindowStep(c.budget, c.bytes, { ...fresh, ...c.tried }), c.step));

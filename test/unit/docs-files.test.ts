@@ -22,7 +22,12 @@ function filesUnder(dir: string, relative = ''): string[] {
 
 /** compatibility.md names the files of the third-party suites it ran, not ours. */
 const OF_OTHER_PROJECTS = new Set(['compatibility.md']);
-const docs = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((name) => name.endsWith('.md') && !OF_OTHER_PROJECTS.has(name)).map((name) => `docs/${name}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(path.join(repoRoot, 'docs'))
+    .filter((name) => name.endsWith('.md') && !OF_OTHER_PROJECTS.has(name))
+    .map((name) => `docs/${name}`),
+];
 const files = filesUnder(repoRoot);
 
 for (const doc of docs) {

@@ -36,9 +36,19 @@ const handleRequest = function (this: { name: string }, req: unknown) {
 describe('routerYieldsToExpress', () => {
   const cases: { name: string; layer: { handle?: unknown }; req: unknown; expected: 'original' | 'traced' }[] = [
     { name: 'a layer whose handle express wrapped: express spans it', layer: { handle: wrappedFn() }, req: {}, expected: 'original' },
-    { name: 'any layer of an app whose use express wrapped: the route span holds its handlers', layer: { handle: () => undefined }, req: { app: { use: wrappedFn() } }, expected: 'original' },
+    {
+      name: 'any layer of an app whose use express wrapped: the route span holds its handlers',
+      layer: { handle: () => undefined },
+      req: { app: { use: wrappedFn() } },
+      expected: 'original',
+    },
     { name: 'a plain router, a handler express did not wrap: router spans it', layer: { handle: () => undefined }, req: {}, expected: 'traced' },
-    { name: 'an express app the express instrumentation did not reach: router spans it', layer: { handle: () => undefined }, req: { app: { use: () => undefined } }, expected: 'traced' },
+    {
+      name: 'an express app the express instrumentation did not reach: router spans it',
+      layer: { handle: () => undefined },
+      req: { app: { use: () => undefined } },
+      expected: 'traced',
+    },
     { name: 'a request that is no object: router decides, as without us', layer: { handle: () => undefined }, req: null, expected: 'traced' },
   ];
   for (const c of cases) {
@@ -49,7 +59,10 @@ describe('routerYieldsToExpress', () => {
       assert.equal(handler.length, 3, 'the arity of Layer#handleRequest');
       const layer = { name: 'layer', ...c.layer };
       const ran = `layer ran for ${typeof c.req}`;
-      assert.equal(handler.call(layer, c.req, {}, () => undefined), c.expected === 'original' ? ran : `traced ${ran}`);
+      assert.equal(
+        handler.call(layer, c.req, {}, () => undefined),
+        c.expected === 'original' ? ran : `traced ${ran}`,
+      );
     });
   }
 
@@ -68,7 +81,9 @@ describe('routerYieldsToExpress', () => {
   });
 
   it('the bundled router instrumentation is a release it is tested on', async () => {
-    const { version } = JSON.parse(await readFile(path.join(repoRoot, 'node_modules/@opentelemetry/instrumentation-router/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(path.join(repoRoot, 'node_modules/@opentelemetry/instrumentation-router/package.json'), 'utf8')) as {
+      version: string;
+    };
     assert.ok(ROUTER_TESTED.includes(version), `bundled ${version}; tested: ${ROUTER_TESTED.join(', ')} — run test/process/frameworks.test.ts and add it`);
   });
 

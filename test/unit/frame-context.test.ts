@@ -170,7 +170,13 @@ describe('frameLinker', () => {
   it('with the real sampler, a request’s labels and holder are freed once its span ended and its contexts are gone', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
-    const profiler = new Profiler({ types: ['cpu', 'wall'], samplingIntervalMicros: 10_000, flushIntervalMs: 60_000, traceIdLabel: false, heap: { intervalBytes: 524_288, stackDepth: 64 } });
+    const profiler = new Profiler({
+      types: ['cpu', 'wall'],
+      samplingIntervalMicros: 10_000,
+      flushIntervalMs: 60_000,
+      traceIdLabel: false,
+      heap: { intervalBytes: 524_288, stackDepth: 64 },
+    });
     profiler.start();
     const slot = profiler.time?.frameSlot;
     assert.ok(slot, 'AsyncContextFrame is on in this Node');

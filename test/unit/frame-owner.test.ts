@@ -19,7 +19,12 @@ const OWNERS: readonly [rule: string, name: string, file: string, owner: ReturnT
   ["the app's ES module, by URL", 'handler', 'file:///srv/app/server.mjs', { kind: 'app' }],
   ['a package', 'parseRow', '/srv/app/node_modules/pg/lib/result.js', { kind: 'package', name: 'pg' }],
   ['a scoped package', 'send', '/srv/app/node_modules/@smithy/core/dist/client.js', { kind: 'package', name: '@smithy/core' }],
-  ['a package nested in another is itself', 'parse', '/srv/app/node_modules/sequelize/node_modules/pg-hstore/lib/index.js', { kind: 'package', name: 'pg-hstore' }],
+  [
+    'a package nested in another is itself',
+    'parse',
+    '/srv/app/node_modules/sequelize/node_modules/pg-hstore/lib/index.js',
+    { kind: 'package', name: 'pg-hstore' },
+  ],
   ["Node's own", 'writev', 'node:net', { kind: 'node' }],
   ["V8's built-ins and pseudo-frames", 'JSON.stringify', '', { kind: 'runtime' }],
   ['the preload bundle', 'query', `file://${AGENT}/preload/register.js`, { kind: 'agent', module: 'agent' }],
@@ -27,7 +32,12 @@ const OWNERS: readonly [rule: string, name: string, file: string, owner: ReturnT
   ['the preload bundle where recordings of earlier builds name it', 'query', `file://${AGENT}/register.js`, { kind: 'agent', module: 'agent' }],
   ['a vendored instrumentation', 'patchedQuery', `${AGENT}/vendor/instrumentation-pg.cjs`, { kind: 'agent', module: 'instrumentation-pg' }],
   ["OpenTelemetry's core bundle", 'with', `${AGENT}/vendor/otel.cjs`, { kind: 'agent', module: 'OpenTelemetry' }],
-  ["the agent's folder guessed when the recording does not name it", 'with', '/opt/x/node_modules/pyro-run/dist/vendor/otel.cjs', { kind: 'agent', module: 'OpenTelemetry' }],
+  [
+    "the agent's folder guessed when the recording does not name it",
+    'with',
+    '/opt/x/node_modules/pyro-run/dist/vendor/otel.cjs',
+    { kind: 'agent', module: 'OpenTelemetry' },
+  ],
 ];
 
 describe('frameOwner', () => {
@@ -42,7 +52,8 @@ describe('displayName', () => {
     assert.equal(displayName('(anonymous)', 'file:///srv/app/server.mjs', 12), '<anonymous> server.mjs:12');
     assert.equal(displayName('(anonymous)', '', 0), '<anonymous> (no file: eval, new Function)');
   });
-  it("V8's (idle) says its CPU time is the thread's own work outside JavaScript", () => assert.equal(displayName('(idle)', '', 0), '(idle: event loop, I/O, native code)'));
+  it("V8's (idle) says its CPU time is the thread's own work outside JavaScript", () =>
+    assert.equal(displayName('(idle)', '', 0), '(idle: event loop, I/O, native code)'));
   it('a named function is itself', () => assert.equal(displayName('listArticles', '/srv/app/a.js', 3), 'listArticles'));
 });
 

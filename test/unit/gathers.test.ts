@@ -57,7 +57,14 @@ describe('a stop that looks like V8’s profiler got stuck', () => {
     { before: 0, found: 1, lasted: 400_000, stuck: 0, carried: 400_000, why: 'a short profile missing its first sample: suspect only' },
     { before: C - 250_000, found: 2, lasted: 250_000, stuck: 2, carried: 0, why: 'empty profiles covering a second: stuck, restarted' },
     { before: 0, found: 2, lasted: C, stuck: 2, carried: 0, why: 'an empty window of a second or more is judged alone, as before gathers' },
-    { before: C, found: 1, lasted: 250_000, stuck: 0, carried: C + 250_000, why: 'profiles missing their first sample for over a second (a processor running behind): suspect still' },
+    {
+      before: C,
+      found: 1,
+      lasted: 250_000,
+      stuck: 0,
+      carried: C + 250_000,
+      why: 'profiles missing their first sample for over a second (a processor running behind): suspect still',
+    },
     { before: M - 250_000, found: 1, lasted: 250_000, stuck: 1, carried: 0, why: 'profiles missing their first sample for ten seconds: stuck, restarted' },
     { before: M - 250_000, found: 2, lasted: 250_000, stuck: 2, carried: 0, why: 'a run of both signs is judged by the last: an empty profile’s bar' },
     { before: 0, found: 1, lasted: M, stuck: 1, carried: 0, why: 'a ten-second window missing its first sample is judged alone, as before gathers' },
@@ -82,7 +89,13 @@ function spin(ms: number): number {
 }
 
 it('a window gathered three times holds what the sampler saw between each stop, each stack once', () => {
-  const profiler = new Profiler({ types: ['cpu', 'wall'], samplingIntervalMicros: 1_000, flushIntervalMs: 60_000, traceIdLabel: false, heap: { intervalBytes: 524_288, stackDepth: 64 } });
+  const profiler = new Profiler({
+    types: ['cpu', 'wall'],
+    samplingIntervalMicros: 1_000,
+    flushIntervalMs: 60_000,
+    traceIdLabel: false,
+    heap: { intervalBytes: 524_288, stackDepth: 64 },
+  });
   profiler.start();
   burners.burnFirst(150);
   const held = profiler.gather();

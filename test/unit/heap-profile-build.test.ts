@@ -20,10 +20,29 @@ function node(name: string, allocations: AllocationProfileNode['allocations'], c
   return { name, scriptName: 'file:///app/index.js', scriptId: 3, lineNumber: line++, columnNumber: 5, allocations, children };
 }
 
-const tree = node('(root)', [], [node('main', [], [node('keep', [{ sizeBytes: 32, count: 1000 }, { sizeBytes: 64, count: 10 }]), node('churn', [{ sizeBytes: 16, count: 50 }])])]);
+const tree = node(
+  '(root)',
+  [],
+  [
+    node(
+      'main',
+      [],
+      [
+        node('keep', [
+          { sizeBytes: 32, count: 1000 },
+          { sizeBytes: 64, count: 10 },
+        ]),
+        node('churn', [{ sizeBytes: 16, count: 50 }]),
+      ],
+    ),
+  ],
+);
 
 function decoded(externalBytes: number, workers: { thread: string; tree: AllocationProfileNode }[] = []) {
-  const threads = [{ thread: 'main', snapshot: { tree, externalBytes } }, ...workers.map(({ thread, tree: workerTree }) => ({ thread, snapshot: { tree: workerTree, externalBytes: 0 } }))];
+  const threads = [
+    { thread: 'main', snapshot: { tree, externalBytes } },
+    ...workers.map(({ thread, tree: workerTree }) => ({ thread, snapshot: { tree: workerTree, externalBytes: 0 } })),
+  ];
   const profile = runNow(inUsePart(threads, INTERVAL).build(FROM_MS, undefined)).get('heap');
   assert.ok(profile);
   return Profile.decode(runNow(encodeInSteps(profile)));
@@ -48,15 +67,20 @@ it('one sample per allocation size of a node, valued [objects, bytes] as V8 scal
 
 it('memory outside the V8 heap (Buffers) is one (external) frame, as @datadog/pprof shows it', () => {
   const external = sampleViewsOf(decoded(4096)).filter((s) => s.stack[0] === '(external)');
-  assert.deepEqual(external.map((s) => s.values), [{ inuse_objects: 1, inuse_space: 4096 }]);
+  assert.deepEqual(
+    external.map((s) => s.values),
+    [{ inuse_objects: 1, inuse_space: 4096 }],
+  );
   assert.equal(sampleViewsOf(decoded(0)).filter((s) => s.stack[0] === '(external)').length, 0);
 });
 
 it('every thread’s heap in one profile, each sample labelled with its thread_name', () => {
   const worker = node('(root)', [], [{ ...node('resize', [{ sizeBytes: 1024, count: 3 }]), scriptId: 3, lineNumber: 1 }]);
   const samples = sampleViewsOf(decoded(0, [{ thread: 'resizer', tree: worker }]));
-  assert.deepEqual(
-    samples.map((s) => `${s.labels.thread_name}: ${s.stack.join(' < ')} ${s.values.inuse_space}`).sort(),
-    ['main: churn < main 800', 'main: keep < main 32000', 'main: keep < main 640', 'resizer: resize 3072'],
-  );
+  assert.deepEqual(samples.map((s) => `${s.labels.thread_name}: ${s.stack.join(' < ')} ${s.values.inuse_space}`).sort(), [
+    'main: churn < main 800',
+    'main: keep < main 32000',
+    'main: keep < main 640',
+    'resizer: resize 3072',
+  ]);
 });

@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readConfig, type Config } from '../../src/config/index.js';
-import { authHeaders, ingestName, ingestRequest, sanitizeAppName, sanitizeLabelValue, serviceNameLabel, type IngestInput } from '../../src/export/pyroscope/ingest-request.js';
+import {
+  authHeaders,
+  ingestName,
+  ingestRequest,
+  sanitizeAppName,
+  sanitizeLabelValue,
+  serviceNameLabel,
+  type IngestInput,
+} from '../../src/export/pyroscope/ingest-request.js';
 import { basicAuthOf } from '../support/basic-auth.js';
 import { goQueryGet, parseGoQuery } from '../support/go-query.js';
 import { ingestedLabels, parseName, type ParsedName } from '../support/pyroscope-name.js';
@@ -105,7 +113,13 @@ describe('ingestName: syntax the server parses', () => {
       wire: 'my_service_{a=1,service_name=my service!}',
       parsed: { serviceName: 'my_service_', labels: { a: '1', service_name: 'my service!' } },
     },
-    { name: 'non-ASCII service name', service: 'café', labels: {}, wire: 'caf_{service_name=café}', parsed: { serviceName: 'caf_', labels: { service_name: 'café' } } },
+    {
+      name: 'non-ASCII service name',
+      service: 'café',
+      labels: {},
+      wire: 'caf_{service_name=café}',
+      parsed: { serviceName: 'caf_', labels: { service_name: 'café' } },
+    },
     {
       name: 'a scoped package name travels exactly as the service_name label',
       service: '@acme/web-api_v2.1',
@@ -113,7 +127,13 @@ describe('ingestName: syntax the server parses', () => {
       wire: '_acme/web-api_v2.1{region=eu,service_name=@acme/web-api_v2.1}',
       parsed: { serviceName: '_acme/web-api_v2.1', labels: { region: 'eu', service_name: '@acme/web-api_v2.1' } },
     },
-    { name: 'a service name the label parser would split is only sanitized', service: 'a{b=c}', labels: {}, wire: 'a_b_c_{}', parsed: { serviceName: 'a_b_c_', labels: {} } },
+    {
+      name: 'a service name the label parser would split is only sanitized',
+      service: 'a{b=c}',
+      labels: {},
+      wire: 'a_b_c_{}',
+      parsed: { serviceName: 'a_b_c_', labels: {} },
+    },
     { name: 'a service name with a comma is only sanitized', service: 'a,b', labels: {}, wire: 'a_b{}', parsed: { serviceName: 'a_b', labels: {} } },
     { name: 'a service name with surrounding spaces is only sanitized', service: ' a ', labels: {}, wire: '_a_{}', parsed: { serviceName: '_a_', labels: {} } },
     { name: 'empty service name', service: '', labels: {}, wire: 'unknown_service{}', parsed: { serviceName: 'unknown_service', labels: {} } },
@@ -124,7 +144,13 @@ describe('ingestName: syntax the server parses', () => {
       wire: `${'s'.repeat(256)}{service_name=${'s'.repeat(300)}}`,
       parsed: { serviceName: 's'.repeat(256), labels: { service_name: 's'.repeat(300) } },
     },
-    { name: 'a service name over the label value limit is only cut', service: 'é'.repeat(1100), labels: {}, wire: `${'_'.repeat(256)}{}`, parsed: { serviceName: '_'.repeat(256), labels: {} } },
+    {
+      name: 'a service name over the label value limit is only cut',
+      service: 'é'.repeat(1100),
+      labels: {},
+      wire: `${'_'.repeat(256)}{}`,
+      parsed: { serviceName: '_'.repeat(256), labels: {} },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -148,7 +174,10 @@ describe('ingestName: syntax the server parses', () => {
 
   it('a service name with ":" (OTel style unknown_service:node) is made acceptable to the server', () => {
     assert.equal(sanitizeAppName('unknown_service:node'), 'unknown_service_node');
-    assert.deepEqual(serverParse('unknown_service:node', { span_name: 'x' }), { serviceName: 'unknown_service_node', labels: { service_name: 'unknown_service:node', span_name: 'x' } });
+    assert.deepEqual(serverParse('unknown_service:node', { span_name: 'x' }), {
+      serviceName: 'unknown_service_node',
+      labels: { service_name: 'unknown_service:node', span_name: 'x' },
+    });
   });
 
   it('the default service name of readConfig is accepted as is', () => {
@@ -282,7 +311,13 @@ describe('ingestRequest', () => {
 
   const times: { name: string; from: number; until: number; fromText: string; untilText: string }[] = [
     { name: 'whole milliseconds', from: FROM, until: UNTIL, fromText: '1700000000123', untilText: '1700000015123' },
-    { name: 'fractions widen the window (from floored, until ceiled)', from: FROM + 0.7, until: UNTIL + 0.2, fromText: '1700000000123', untilText: '1700000015124' },
+    {
+      name: 'fractions widen the window (from floored, until ceiled)',
+      from: FROM + 0.7,
+      until: UNTIL + 0.2,
+      fromText: '1700000000123',
+      untilText: '1700000015124',
+    },
   ];
   for (const t of times) {
     it(`from/until are 13-digit epoch ms: ${t.name}`, () => {

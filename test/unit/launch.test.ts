@@ -48,7 +48,8 @@ describe('--skip: the processes the user wants no agent in', () => {
     ['/app/server.js', [], false],
   ];
   for (const [script, entries, skipped] of cases) {
-    it(`${script} with --skip ${entries.join(',') || '(none)'}: ${skipped ? 'no agent' : 'the agent'}`, () => assert.equal(isSkipped(script, entries), skipped));
+    it(`${script} with --skip ${entries.join(',') || '(none)'}: ${skipped ? 'no agent' : 'the agent'}`, () =>
+      assert.equal(isSkipped(script, entries), skipped));
   }
   it('no script (node -e, the REPL): never skipped', () => assert.equal(isSkipped(undefined, ['x.js']), false));
 });
@@ -68,7 +69,10 @@ describe("the app's folder", () => {
 
 describe('PM2', () => {
   it("a cluster worker's settings are read from pm2_env, as PM2's container spreads them later", () => {
-    const env = envUnderPm2({ PATH: '/bin', pm2_env: JSON.stringify({ name: 'api', pm_id: 3, PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope:4040', env: { nested: 1 }, unset: null }) });
+    const env = envUnderPm2({
+      PATH: '/bin',
+      pm2_env: JSON.stringify({ name: 'api', pm_id: 3, PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope:4040', env: { nested: 1 }, unset: null }),
+    });
     assert.deepEqual(env, { PATH: '/bin', pm2_env: env.pm2_env, name: 'api', pm_id: '3', PYROSCOPE_SERVER_ADDRESS: 'http://pyroscope:4040' });
   });
 

@@ -11,7 +11,11 @@ import { Logger } from '../../src/log.js';
 test("a subscriber of ours that throws: the publisher goes on, one warning, and it stands down; the channel's other subscribers still hear", async () => {
   const name = 'pyro-run-test:library-callbacks';
   const lines: string[] = [];
-  const log = new Logger('warn', (text) => text, (line) => lines.push(line));
+  const log = new Logger(
+    'warn',
+    (text) => text,
+    (line) => lines.push(line),
+  );
   let ours = 0;
   const theirs: unknown[] = [];
   subscribeSafely(name, log, 'labelling the test library', () => {

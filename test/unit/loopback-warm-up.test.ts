@@ -35,7 +35,11 @@ it('one request goes through the client to a server of its own on 127.0.0.1, and
     await warmUpOnLoopback(loadUndici(), { timeoutMs: 5000 });
     assert.equal(watch.origins.length, 1, `requests: ${watch.origins.join(', ')}`);
     assert.match(watch.origins[0]!, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.deepEqual(watch.connected.map((to) => to.split(':')[0]), ['127.0.0.1'], 'one connection, to the loopback');
+    assert.deepEqual(
+      watch.connected.map((to) => to.split(':')[0]),
+      ['127.0.0.1'],
+      'one connection, to the loopback',
+    );
   } finally {
     watch.stop();
   }

@@ -27,7 +27,11 @@ function windowFile(dir: string, name: string, samples: number, startMs: number)
   const specs: SampleSpec[] = [];
   for (let i = 0; i < samples; i++) {
     const id = (startMs * 100_000 + i).toString(16);
-    specs.push({ stack: ['main', `route${i % 40}`, `handler${i % 300}`, `query${i % 997}`], value: MS, span: { spanId: id.padStart(16, '0'), spanName: `GET /r${i % 40}`, traceId: id.padStart(32, '0') } });
+    specs.push({
+      stack: ['main', `route${i % 40}`, `handler${i % 300}`, `query${i % 997}`],
+      value: MS,
+      span: { spanId: id.padStart(16, '0'), spanName: `GET /r${i % 40}`, traceId: id.padStart(32, '0') },
+    });
   }
   const file = path.join(dir, name);
   writeFileSync(file, gzipSync(buildPprof('cpu', specs, {}, BigInt(startMs) * BigInt(MS), 1000n * BigInt(MS)).encode()));
@@ -44,7 +48,14 @@ function windows(samples: number): WindowPart[] {
 
 function logged(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  return { log: new Logger('info', (text) => text, (line) => void lines.push(line)), lines };
+  return {
+    log: new Logger(
+      'info',
+      (text) => text,
+      (line) => void lines.push(line),
+    ),
+    lines,
+  };
 }
 
 /** This thread's CPU time, in milliseconds, that `work` takes, awaited. */

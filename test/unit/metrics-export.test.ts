@@ -17,17 +17,56 @@ import { Logger } from '../../src/log.js';
 import { periodicReader, temporalityOf, type PeriodicReader } from '../../src/tracing/metric-reader.js';
 import { decodeMetricsRequestProto } from '../support/otlp-metrics-decode.js';
 
-const log = new Logger('warn', (text) => text, () => {});
+const log = new Logger(
+  'warn',
+  (text) => text,
+  () => {},
+);
 
 describe('temporality preference: each instrument as OpenTelemetry’s OTLP metric exporters choose', () => {
   const table: [MetricTemporality, Record<string, 'delta' | 'cumulative'>][] = [
-    ['cumulative', { COUNTER: 'cumulative', UP_DOWN_COUNTER: 'cumulative', HISTOGRAM: 'cumulative', GAUGE: 'cumulative', OBSERVABLE_COUNTER: 'cumulative', OBSERVABLE_UP_DOWN_COUNTER: 'cumulative', OBSERVABLE_GAUGE: 'cumulative' }],
-    ['delta', { COUNTER: 'delta', UP_DOWN_COUNTER: 'cumulative', HISTOGRAM: 'delta', GAUGE: 'delta', OBSERVABLE_COUNTER: 'delta', OBSERVABLE_UP_DOWN_COUNTER: 'cumulative', OBSERVABLE_GAUGE: 'delta' }],
-    ['lowmemory', { COUNTER: 'delta', UP_DOWN_COUNTER: 'cumulative', HISTOGRAM: 'delta', GAUGE: 'cumulative', OBSERVABLE_COUNTER: 'cumulative', OBSERVABLE_UP_DOWN_COUNTER: 'cumulative', OBSERVABLE_GAUGE: 'cumulative' }],
+    [
+      'cumulative',
+      {
+        COUNTER: 'cumulative',
+        UP_DOWN_COUNTER: 'cumulative',
+        HISTOGRAM: 'cumulative',
+        GAUGE: 'cumulative',
+        OBSERVABLE_COUNTER: 'cumulative',
+        OBSERVABLE_UP_DOWN_COUNTER: 'cumulative',
+        OBSERVABLE_GAUGE: 'cumulative',
+      },
+    ],
+    [
+      'delta',
+      {
+        COUNTER: 'delta',
+        UP_DOWN_COUNTER: 'cumulative',
+        HISTOGRAM: 'delta',
+        GAUGE: 'delta',
+        OBSERVABLE_COUNTER: 'delta',
+        OBSERVABLE_UP_DOWN_COUNTER: 'cumulative',
+        OBSERVABLE_GAUGE: 'delta',
+      },
+    ],
+    [
+      'lowmemory',
+      {
+        COUNTER: 'delta',
+        UP_DOWN_COUNTER: 'cumulative',
+        HISTOGRAM: 'delta',
+        GAUGE: 'cumulative',
+        OBSERVABLE_COUNTER: 'cumulative',
+        OBSERVABLE_UP_DOWN_COUNTER: 'cumulative',
+        OBSERVABLE_GAUGE: 'cumulative',
+      },
+    ],
   ];
   for (const [preference, expected] of table) {
     it(preference, () => {
-      const chosen = Object.fromEntries(Object.keys(expected).map((instrument) => [instrument, temporalityOf(preference, instrument as Parameters<typeof temporalityOf>[1])]));
+      const chosen = Object.fromEntries(
+        Object.keys(expected).map((instrument) => [instrument, temporalityOf(preference, instrument as Parameters<typeof temporalityOf>[1])]),
+      );
       assert.deepEqual(chosen, expected);
     });
   }
@@ -36,7 +75,13 @@ describe('temporality preference: each instrument as OpenTelemetry’s OTLP metr
 /** A reader on a real MeterProvider, with a counter, a histogram, an up-down counter and an observable gauge reporting `gauge.value`. */
 function instrumented(temporality: MetricTemporality) {
   const handed: ResourceMetrics[] = [];
-  const reader = periodicReader({ temporality, intervalMs: 3_600_000, collectTimeoutMs: 1000, onMetrics: (metrics) => void handed.push(metrics), onError: (error) => assert.fail(String(error)) });
+  const reader = periodicReader({
+    temporality,
+    intervalMs: 3_600_000,
+    collectTimeoutMs: 1000,
+    onMetrics: (metrics) => void handed.push(metrics),
+    onError: (error) => assert.fail(String(error)),
+  });
   const provider = new MeterProvider({ readers: [reader] });
   const meter = provider.getMeter('orders', '1.2.3');
   const gauge = { value: 7 };
@@ -82,7 +127,10 @@ describe('the periodic reader', () => {
       'queue.depth': [undefined, [7]],
     });
     assert.deepEqual(pointsByName(sync), pointsByName(now));
-    assert.deepEqual(sync!.scopeMetrics.map((scope) => [scope.scope.name, scope.scope.version]), [['orders', '1.2.3']]);
+    assert.deepEqual(
+      sync!.scopeMetrics.map((scope) => [scope.scope.name, scope.scope.version]),
+      [['orders', '1.2.3']],
+    );
     assert.equal(sync!.resource, now!.resource);
     await provider.shutdown();
   });
@@ -114,7 +162,13 @@ describe('the periodic reader', () => {
 
   it('an observable instrument whose callback throws: told once as a partial failure, the other metrics still handed over', async () => {
     const failures: [string, boolean][] = [];
-    const reader = periodicReader({ temporality: 'cumulative', intervalMs: 3_600_000, collectTimeoutMs: 1000, onMetrics: () => undefined, onError: (error, whole) => void failures.push([String(error), whole]) });
+    const reader = periodicReader({
+      temporality: 'cumulative',
+      intervalMs: 3_600_000,
+      collectTimeoutMs: 1000,
+      onMetrics: () => undefined,
+      onError: (error, whole) => void failures.push([String(error), whole]),
+    });
     const provider = new MeterProvider({ readers: [reader] });
     const meter = provider.getMeter('app');
     meter.createObservableGauge('broken').addCallback(() => {
@@ -128,7 +182,13 @@ describe('the periodic reader', () => {
 
   it('nothing measured: nothing to send', async () => {
     const handed: ResourceMetrics[] = [];
-    const reader: PeriodicReader = periodicReader({ temporality: 'cumulative', intervalMs: 3_600_000, collectTimeoutMs: 1000, onMetrics: (m) => void handed.push(m), onError: () => undefined });
+    const reader: PeriodicReader = periodicReader({
+      temporality: 'cumulative',
+      intervalMs: 3_600_000,
+      collectTimeoutMs: 1000,
+      onMetrics: (m) => void handed.push(m),
+      onError: () => undefined,
+    });
     const provider = new MeterProvider({ readers: [reader] });
     provider.getMeter('idle').createCounter('never');
     assert.equal(reader.collectSync(), undefined);
@@ -158,7 +218,9 @@ async function collection(count: number, attributeBytes = 0): Promise<ResourceMe
 describe('the OTLP metrics upstream', () => {
   it('http/protobuf: one request to the metrics endpoint, with the headers asked for, that decodes to every metric', async () => {
     const sent: Outgoing[] = [];
-    new OtlpMetricsUpstream(metricsOf({ OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x-scope-orgid=tenant-a' }), (request) => void sent.push(request), log).metrics(await collection(2));
+    new OtlpMetricsUpstream(metricsOf({ OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x-scope-orgid=tenant-a' }), (request) => void sent.push(request), log).metrics(
+      await collection(2),
+    );
     assert.equal(sent.length, 1);
     const [request] = sent;
     assert.equal(request!.url, 'http://collector:4318/v1/metrics');
@@ -177,10 +239,15 @@ describe('the OTLP metrics upstream', () => {
 
   it('http/json: the OTLP/JSON encoding, as application/json', async () => {
     const sent: Outgoing[] = [];
-    new OtlpMetricsUpstream(metricsOf({ OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }), (request) => void sent.push(request), log).metrics(await collection(1));
+    new OtlpMetricsUpstream(metricsOf({ OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }), (request) => void sent.push(request), log).metrics(
+      await collection(1),
+    );
     assert.equal(sent[0]!.headers['content-type'], 'application/json');
     const body = JSON.parse(Buffer.from(sent[0]!.body).toString('utf8')) as { resourceMetrics: { scopeMetrics: { metrics: { name: string }[] }[] }[] };
-    assert.deepEqual(body.resourceMetrics[0]!.scopeMetrics[0]!.metrics.map((metric) => metric.name), ['queue.depth', 'orders.0']);
+    assert.deepEqual(
+      body.resourceMetrics[0]!.scopeMetrics[0]!.metrics.map((metric) => metric.name),
+      ['queue.depth', 'orders.0'],
+    );
   });
 
   it('a collection over the OTLP request bound is split between its metrics, each request under its scope', async () => {
@@ -200,8 +267,14 @@ describe('the OTLP metrics upstream', () => {
     upstream.metrics(await collection(2));
     assert.deepEqual(sent, [], 'compressing in the threadpool');
     const owed = upstream.owedSync({ window: undefined, spanBatches: [], logBatches: [], metrics: await collection(1) });
-    assert.deepEqual(owed.map((request) => request.headers['content-encoding']), ['gzip', 'gzip']);
-    assert.deepEqual(owed.map((request) => decodeMetricsRequestProto(gunzipSync(request.body)).length), [3, 2]);
+    assert.deepEqual(
+      owed.map((request) => request.headers['content-encoding']),
+      ['gzip', 'gzip'],
+    );
+    assert.deepEqual(
+      owed.map((request) => decodeMetricsRequestProto(gunzipSync(request.body)).length),
+      [3, 2],
+    );
     await upstream.settle();
     assert.deepEqual(sent, [], 'the collection taken at exit is not sent a second time');
   });

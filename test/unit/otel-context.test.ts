@@ -62,7 +62,10 @@ describe('the bundled API’s contexts', () => {
   it('share their keys with every other copy of the API (Symbol.for), so values set through one read through the other', () => {
     const key = ours.createContextKey('otel-context-test shared');
     assert.equal(key, theirs.createContextKey('otel-context-test shared'));
-    assert.equal(theirs.trace.getSpanContext(ours.trace.setSpanContext(ours.ROOT_CONTEXT, { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1 }))?.spanId, 'b'.repeat(16));
+    assert.equal(
+      theirs.trace.getSpanContext(ours.trace.setSpanContext(ours.ROOT_CONTEXT, { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1 }))?.spanId,
+      'b'.repeat(16),
+    );
   });
 
   it('carry no functions of their own: a context per request holds no closures over itself', () => {

@@ -61,10 +61,18 @@ describe('detectorsFromEnv', () => {
 
 describe('spanLimitsFromEnv', () => {
   it('span-specific limits win over the general attribute ones; unset or junk values are left out', () => {
-    assert.deepEqual(spanLimitsFromEnv({ OTEL_ATTRIBUTE_COUNT_LIMIT: '64', OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '32', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100', OTEL_SPAN_EVENT_COUNT_LIMIT: 'many' }), {
-      attributeCountLimit: 32,
-      attributeValueLengthLimit: 100,
-    });
+    assert.deepEqual(
+      spanLimitsFromEnv({
+        OTEL_ATTRIBUTE_COUNT_LIMIT: '64',
+        OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '32',
+        OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100',
+        OTEL_SPAN_EVENT_COUNT_LIMIT: 'many',
+      }),
+      {
+        attributeCountLimit: 32,
+        attributeValueLengthLimit: 100,
+      },
+    );
     assert.deepEqual(spanLimitsFromEnv({}), {});
   });
 });

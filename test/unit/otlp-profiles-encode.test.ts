@@ -34,30 +34,46 @@ const node = treeNode;
 
 /** 1 500 hits over 15 s: the mean interval is exactly the asked 10 ms. */
 function timeTree(): TimeProfile {
-  const tree = node('main', 3, [at(undefined, 20), at(undefined, 5), at(spanB, 0)], [
-    node('handler', 3, [at(spanA, 70), at(spanA, 33), at(undefined, 5)], [node('db.query', 1, [at(spanA, 0)])]),
-    node('worker', 1, [at(spanB, 12), at(spanB, 2)]),
-  ]);
+  const tree = node(
+    'main',
+    3,
+    [at(undefined, 20), at(undefined, 5), at(spanB, 0)],
+    [
+      node('handler', 3, [at(spanA, 70), at(spanA, 33), at(undefined, 5)], [node('db.query', 1, [at(spanA, 0)])]),
+      node('worker', 1, [at(spanB, 12), at(spanB, 2)]),
+    ],
+  );
   return { startTime: 0, endTime: 15_000_000, hasCpuTime: true, totalHitCount: 1500, topDownRoot: node('(root)', 0, [], [tree]) };
 }
 
 function heapTree(): AllocationProfileNode {
   let line = 100;
-  const heapNode = (name: string, allocations: AllocationProfileNode['allocations'], children: AllocationProfileNode[] = []): AllocationProfileNode => ({ name, scriptName: '/app/index.js', scriptId: 1, lineNumber: line++, columnNumber: 1, allocations, children });
+  const heapNode = (name: string, allocations: AllocationProfileNode['allocations'], children: AllocationProfileNode[] = []): AllocationProfileNode => ({
+    name,
+    scriptName: '/app/index.js',
+    scriptId: 1,
+    lineNumber: line++,
+    columnNumber: 1,
+    allocations,
+    children,
+  });
   return heapNode('(root)', [], [heapNode('main', [], [heapNode('keep', [{ sizeBytes: 32, count: 1000 }])])]);
 }
 
 function windowProfiles(): Map<ProfileType, Profile> {
   const spanOf = ({ context }: TimeProfileNodeContext) => (context instanceof SpanLabels ? context : undefined);
   const profiles = runNow(buildTimeProfiles([timeTree()], FROM_MS, { intervalMicros: INTERVAL_US, types: ['cpu', 'wall'], spanOf, traceIdLabel: true }));
-  for (const [type, profile] of runNow(inUsePart([{ thread: 'main', snapshot: { tree: heapTree(), externalBytes: 0 } }], 524_288).build(FROM_MS, undefined))) profiles.set(type, profile);
+  for (const [type, profile] of runNow(inUsePart([{ thread: 'main', snapshot: { tree: heapTree(), externalBytes: 0 } }], 524_288).build(FROM_MS, undefined)))
+    profiles.set(type, profile);
   return profiles;
 }
 
 const RESOURCE = { 'service.name': 'shop', 'deployment.environment.name': 'test' };
 
 function encoded(profiles = windowProfiles()): DecodedProfilesRequest {
-  return decodeProfilesRequest(runNow(encodeProfilesRequest({ profiles, from: FROM_MS, until: UNTIL_MS, resource: RESOURCE, scope: { name: 'pyro-run', version: '0.1.0' } })));
+  return decodeProfilesRequest(
+    runNow(encodeProfilesRequest({ profiles, from: FROM_MS, until: UNTIL_MS, resource: RESOURCE, scope: { name: 'pyro-run', version: '0.1.0' } })),
+  );
 }
 
 describe('encodeProfilesRequest', () => {
@@ -72,12 +88,14 @@ describe('encodeProfilesRequest', () => {
     assert.deepEqual(d.linkTable[0], { traceId: Buffer.alloc(0), spanId: Buffer.alloc(0) });
     assert.equal(d.attributeTable[0]?.keyStrindex, 0);
     assert.deepEqual(d.stackTable[0], { locationIndices: [] });
-    const inRange = (index: number, table: readonly unknown[], what: string) => assert.ok(index >= 0 && index < table.length, `${what} ${index} of ${table.length}`);
+    const inRange = (index: number, table: readonly unknown[], what: string) =>
+      assert.ok(index >= 0 && index < table.length, `${what} ${index} of ${table.length}`);
     for (const location of d.locationTable) {
       inRange(location.mappingIndex, d.mappingTable, 'mapping');
       for (const line of location.lines) inRange(line.functionIndex, d.functionTable, 'function');
     }
-    for (const fn of d.functionTable) for (const index of [fn.nameStrindex, fn.systemNameStrindex, fn.filenameStrindex]) inRange(index, d.stringTable, 'string');
+    for (const fn of d.functionTable)
+      for (const index of [fn.nameStrindex, fn.systemNameStrindex, fn.filenameStrindex]) inRange(index, d.stringTable, 'string');
     for (const attribute of d.attributeTable) inRange(attribute.keyStrindex, d.stringTable, 'attribute key');
     for (const stack of d.stackTable) for (const index of stack.locationIndices) inRange(index, d.locationTable, 'location');
     assert.equal(request.resourceProfiles.length, 1);
@@ -104,7 +122,9 @@ describe('encodeProfilesRequest', () => {
     const spanIdsOf = new Set<string>();
     for (const sample of cpu.samples) {
       const leaf = text(d.functionTable[d.locationTable[d.stackTable[sample.stackIndex]!.locationIndices[0]!]!.lines[0]!.functionIndex]!.nameStrindex);
-      const attributes = Object.fromEntries(sample.attributeIndices.map((i) => [text(d.attributeTable[i]!.keyStrindex), d.attributeTable[i]!.value?.stringValue]));
+      const attributes = Object.fromEntries(
+        sample.attributeIndices.map((i) => [text(d.attributeTable[i]!.keyStrindex), d.attributeTable[i]!.value?.stringValue]),
+      );
       if (sample.linkIndex === 0) {
         assert.deepEqual(attributes, { thread_name: 'main' }, `${leaf}: no span, no span_name`);
         continue;
@@ -148,14 +168,22 @@ describe('encodeProfilesRequest', () => {
     const { reply, records } = convertRequest(encoded(profiles), { receivedAt: Date.now(), headers: {} });
     assert.equal(reply.status, 200, reply.error);
     const viaIngest = (type: ProfileType) => {
-      const pprof = EsmProfile.decode(runNow(PPROF.encode(new Map([[type, profiles.get(type)!]]), { from: FROM_MS, until: UNTIL_MS, parts: [], longestStopMs: 0, stops: 1 }))[0]!.body);
+      const pprof = EsmProfile.decode(
+        runNow(PPROF.encode(new Map([[type, profiles.get(type)!]]), { from: FROM_MS, until: UNTIL_MS, parts: [], longestStopMs: 0, stops: 1 }))[0]!.body,
+      );
       return { metricName: metricNameOf(pprof), typeIds: profileTypeIdsOf(pprof, metricNameOf(pprof)), samples: sampleViewsOf(pprof) };
     };
     const key = (s: { stack: string[]; labels: Record<string, string> }) => `${s.stack.join('<')} ${JSON.stringify(Object.entries(s.labels).sort())}`;
-    for (const [type, valueName, tolerance] of [['cpu', 'cpu', (INTERVAL_US * 1000) / 2], ['wall', 'wall', 0]] as const) {
+    for (const [type, valueName, tolerance] of [
+      ['cpu', 'cpu', (INTERVAL_US * 1000) / 2],
+      ['wall', 'wall', 0],
+    ] as const) {
       const ingest = viaIngest(type);
       const otlp = records.find((record) => ingest.typeIds.includes(record.profileTypeId));
-      assert.ok(otlp, `${type}: the OTLP series is the /ingest profile type (${ingest.typeIds.join(', ')}); got ${records.map((r) => r.profileTypeId).join(', ')}`);
+      assert.ok(
+        otlp,
+        `${type}: the OTLP series is the /ingest profile type (${ingest.typeIds.join(', ')}); got ${records.map((r) => r.profileTypeId).join(', ')}`,
+      );
       assert.equal(otlp.metricName, ingest.metricName);
       const expected = new Map(ingest.samples.map((s) => [key(s), s.values[valueName] ?? 0]));
       const got = new Map(otlp.samples.map((s) => [key(s), s.values[valueName] ?? 0]));
@@ -167,6 +195,13 @@ describe('encodeProfilesRequest', () => {
       for (const sample of got.keys()) assert.ok(expected.has(sample), `${type}: ${sample} only over OTLP`);
     }
     const series = records[0]!.seriesLabels;
-    assert.deepEqual(series, { __delta__: 'false', __otel__: 'true', __name__: 'process_cpu', 'service.name': 'shop', 'deployment.environment.name': 'test', service_name: 'shop' });
+    assert.deepEqual(series, {
+      __delta__: 'false',
+      __otel__: 'true',
+      __name__: 'process_cpu',
+      'service.name': 'shop',
+      'deployment.environment.name': 'test',
+      service_name: 'shop',
+    });
   });
 });

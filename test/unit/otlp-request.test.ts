@@ -14,7 +14,12 @@ import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 /** `sizes[i]` characters of attribute on span i, named `span-<i>`. */
 function spans(sizes: number[]): ReadableSpan[] {
   const ended: ReadableSpan[] = [];
-  const collector: SpanProcessor = { onStart: () => {}, onEnd: (span) => void ended.push(span), forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() };
+  const collector: SpanProcessor = {
+    onStart: () => {},
+    onEnd: (span) => void ended.push(span),
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
   const tracer = new TracerProvider({ spanProcessors: [collector] }).getTracer('test');
   sizes.forEach((size, i) => {
     tracer.startSpan(`span-${i}`, { attributes: { payload: 'p'.repeat(size) } }).end();
@@ -33,7 +38,10 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
   it(`${protocol}: a batch within the bound is one request`, () => {
     const requests = build(spans([200, 300, 400]));
     assert.equal(requests.length, 1);
-    assert.deepEqual(decode(requests[0]!.body).map((span) => span.name), ['span-0', 'span-1', 'span-2']);
+    assert.deepEqual(
+      decode(requests[0]!.body).map((span) => span.name),
+      ['span-0', 'span-1', 'span-2'],
+    );
     assert.match(requests[0]!.what, /^3 spans \(\d+ KB\)$/);
   });
 
@@ -43,7 +51,11 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     const groups = requests.map((request) => decode(request.body).map((span) => span.name));
     const huge = batch.filter((_, i) => MIXED[i] === MB).map((span) => span.name);
     const ordinary = batch.filter((_, i) => MIXED[i] !== MB).map((span) => span.name);
-    assert.deepEqual(groups.slice(0, huge.length), huge.map((name) => [name]), 'each 1 MB span alone, first');
+    assert.deepEqual(
+      groups.slice(0, huge.length),
+      huge.map((name) => [name]),
+      'each 1 MB span alone, first',
+    );
     assert.deepEqual(groups.slice(huge.length), [ordinary], 'the 210 ordinary spans in one request, in order');
     for (const request of requests.slice(huge.length)) assert.ok(request.body.length <= MAX_OTLP_REQUEST_BYTES, request.what);
   });
@@ -53,12 +65,18 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     const requests = build(batch);
     assert.equal(requests.length, 3, requests.map((request) => request.what).join(', '));
     for (const request of requests) assert.ok(request.body.length <= MAX_OTLP_REQUEST_BYTES, request.what);
-    assert.deepEqual(requests.flatMap((request) => decode(request.body).map((span) => span.name)), batch.map((span) => span.name));
+    assert.deepEqual(
+      requests.flatMap((request) => decode(request.body).map((span) => span.name)),
+      batch.map((span) => span.name),
+    );
   });
 
   it(`${protocol}: a span over the bound by itself goes alone`, () => {
     const requests = build(spans([100, 5 * MB, 100, 100]));
-    assert.deepEqual(requests.map((request) => decode(request.body).map((span) => span.name)), [['span-1'], ['span-0', 'span-2', 'span-3']]);
+    assert.deepEqual(
+      requests.map((request) => decode(request.body).map((span) => span.name)),
+      [['span-1'], ['span-0', 'span-2', 'span-3']],
+    );
     assert.match(requests[0]!.what, /^1 span \(5\.0 MB\)$/);
   });
 }

@@ -48,9 +48,46 @@ type Random = ReturnType<typeof randomSource>;
 
 // Strings that change how they are written: empty, non-ASCII (two-, three-, four-byte UTF-8, a lone
 // surrogate), and long enough for two- and three-byte lengths, which move a message once written.
-const STRINGS = ['', 'GET', '/users/:id', 'é', 'naïve café', '名前', '🔥 hot path', 'lone \ud800 surrogate', 'x'.repeat(127), 'y'.repeat(200), 'z'.repeat(20_000)];
+const STRINGS = [
+  '',
+  'GET',
+  '/users/:id',
+  'é',
+  'naïve café',
+  '名前',
+  '🔥 hot path',
+  'lone \ud800 surrogate',
+  'x'.repeat(127),
+  'y'.repeat(200),
+  'z'.repeat(20_000),
+];
 // Numbers on each side of every boundary the writer treats differently.
-const NUMBERS = [0, -0, 1, 127, 128, 16_383, 16_384, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, 2 ** 53 + 2, 2 ** 63, -1, -(2 ** 31), -(2 ** 40) - 3, -(2 ** 63), 1.5, -0.25, Number.MAX_VALUE, Number.EPSILON, NaN, Infinity, -Infinity];
+const NUMBERS = [
+  0,
+  -0,
+  1,
+  127,
+  128,
+  16_383,
+  16_384,
+  2 ** 31,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 40 + 7,
+  2 ** 53 + 2,
+  2 ** 63,
+  -1,
+  -(2 ** 31),
+  -(2 ** 40) - 3,
+  -(2 ** 63),
+  1.5,
+  -0.25,
+  Number.MAX_VALUE,
+  Number.EPSILON,
+  NaN,
+  Infinity,
+  -Infinity,
+];
 
 function attributeValue(r: Random): Attributes[string] {
   switch (r.int(6)) {
@@ -80,22 +117,47 @@ function hrTime(r: Random): [number, number] {
 }
 
 function spanContextOf(r: Random, isRemote: boolean) {
-  return { traceId: r.hex(32), spanId: r.hex(16), traceFlags: r.pick([TraceFlags.SAMPLED, TraceFlags.SAMPLED | 0x02]), isRemote, ...(r.next() < 0.5 ? { traceState: new TraceState(`vendor=${r.hex(6)},other=x`) } : {}) };
+  return {
+    traceId: r.hex(32),
+    spanId: r.hex(16),
+    traceFlags: r.pick([TraceFlags.SAMPLED, TraceFlags.SAMPLED | 0x02]),
+    isRemote,
+    ...(r.next() < 0.5 ? { traceState: new TraceState(`vendor=${r.hex(6)},other=x`) } : {}),
+  };
 }
 
 /** Spans of every shape the SDK makes: all kinds, remote and local parents, events, links, statuses, several scopes and resources. */
 function randomSpans(seed: number, count: number): ReadableSpan[] {
   const r = randomSource(seed);
-  const providers = [collectingProvider({ 'service.name': 'a', 'process.pid': 42, 'process.command_args': ['node', 'app.js'] }), collectingProvider({ 'service.name': 'b', 'host.name': 'ħost' }, 'https://opentelemetry.io/schemas/1.30.0')];
-  const tracers = providers.flatMap(({ provider }) => [provider.getTracer('plain'), provider.getTracer('@opentelemetry/instrumentation-http', '0.300.0'), provider.getTracer('scoped', '1.0.0', { schemaUrl: 'https://example.com/schema' })]);
+  const providers = [
+    collectingProvider({ 'service.name': 'a', 'process.pid': 42, 'process.command_args': ['node', 'app.js'] }),
+    collectingProvider({ 'service.name': 'b', 'host.name': 'ħost' }, 'https://opentelemetry.io/schemas/1.30.0'),
+  ];
+  const tracers = providers.flatMap(({ provider }) => [
+    provider.getTracer('plain'),
+    provider.getTracer('@opentelemetry/instrumentation-http', '0.300.0'),
+    provider.getTracer('scoped', '1.0.0', { schemaUrl: 'https://example.com/schema' }),
+  ]);
   const spans = providers.map((p) => p.ended);
   for (let i = 0; i < count; i++) {
     let parent: Context = ROOT_CONTEXT;
     const parentKind = r.int(3);
     if (parentKind === 1) parent = trace.setSpanContext(ROOT_CONTEXT, spanContextOf(r, true));
     if (parentKind === 2) parent = trace.setSpanContext(ROOT_CONTEXT, spanContextOf(r, false));
-    const links: Link[] = Array.from({ length: r.int(3) }, () => ({ context: spanContextOf(r, r.next() < 0.5), ...(r.next() < 0.5 ? { attributes: attributesOf(r, 3) } : {}) }));
-    const span = r.pick(tracers).startSpan(r.pick(STRINGS.slice(0, 9)), { kind: r.pick([SpanKind.INTERNAL, SpanKind.SERVER, SpanKind.CLIENT, SpanKind.PRODUCER, SpanKind.CONSUMER]), attributes: attributesOf(r, 20), links, startTime: hrTime(r) }, parent);
+    const links: Link[] = Array.from({ length: r.int(3) }, () => ({
+      context: spanContextOf(r, r.next() < 0.5),
+      ...(r.next() < 0.5 ? { attributes: attributesOf(r, 3) } : {}),
+    }));
+    const span = r.pick(tracers).startSpan(
+      r.pick(STRINGS.slice(0, 9)),
+      {
+        kind: r.pick([SpanKind.INTERNAL, SpanKind.SERVER, SpanKind.CLIENT, SpanKind.PRODUCER, SpanKind.CONSUMER]),
+        attributes: attributesOf(r, 20),
+        links,
+        startTime: hrTime(r),
+      },
+      parent,
+    );
     for (let e = r.int(3); e > 0; e--) span.addEvent(r.pick(STRINGS.slice(0, 8)), attributesOf(r, 3), hrTime(r));
     const status = r.int(4);
     if (status === 1) span.setStatus({ code: SpanStatusCode.OK });
@@ -183,8 +245,17 @@ it('a batch of a few huge spans does not make the next batch’s buffer huge', (
 it('decodes (independently of the SDK) to the spans that were made', () => {
   const { provider, ended } = collectingProvider({ 'service.name': 'checkout' });
   const tracer = provider.getTracer('@opentelemetry/instrumentation-http', '0.300.0');
-  const remote = trace.setSpanContext(ROOT_CONTEXT, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED, isRemote: true });
-  const span = tracer.startSpan('GET /users/:id', { kind: SpanKind.SERVER, attributes: { 'http.status_code': 200, 'pyroscope.profile.id': 'x', long: 'y'.repeat(300), big: -(2 ** 40) } }, remote);
+  const remote = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    spanId: '00f067aa0ba902b7',
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+  });
+  const span = tracer.startSpan(
+    'GET /users/:id',
+    { kind: SpanKind.SERVER, attributes: { 'http.status_code': 200, 'pyroscope.profile.id': 'x', long: 'y'.repeat(300), big: -(2 ** 40) } },
+    remote,
+  );
   span.setStatus({ code: SpanStatusCode.ERROR, message: 'ünicode' });
   span.end();
   const [made] = ended;

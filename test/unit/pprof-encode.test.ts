@@ -18,7 +18,14 @@ const span = new SpanLabels('00f067aa0ba902b7', '4bf92f3577b34da6a3ce929d0e0e473
 /** A window of `n` leaf functions, every other one run in a span, each with one sample of CPU time. */
 function profiles(n: number) {
   const raw = leafWindow(n, (i) => ({ context: i % 2 ? span : undefined, timestamp: 0n, cpuTime: 1_000_000 + i }));
-  return runNow(buildTimeProfiles([raw], 1_700_000_000_000, { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: (c) => (c.context === span ? span : undefined), traceIdLabel: true }));
+  return runNow(
+    buildTimeProfiles([raw], 1_700_000_000_000, {
+      intervalMicros: 10_000,
+      types: ['cpu', 'wall'],
+      spanOf: (c) => (c.context === span ? span : undefined),
+      traceIdLabel: true,
+    }),
+  );
 }
 
 for (const n of [0, 1, 31, 32, 33, 3000]) {
@@ -56,7 +63,11 @@ it('deep stacks, values past 2^32, zeros, numeric labels, and a negative value: 
       ],
       stringTable: strings,
     });
-  for (const value of [[1, 15_000_000_000], [2 ** 53 - 1, 127], [-1, 5]]) {
+  for (const value of [
+    [1, 15_000_000_000],
+    [2 ** 53 - 1, 127],
+    [-1, 5],
+  ]) {
     const profile = make(value);
     assert.deepEqual(await runSliced(encodeInSteps(profile), 2), profile.encode(), `values ${value.join(', ')}`);
   }

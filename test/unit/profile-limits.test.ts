@@ -14,7 +14,10 @@ import { sampleViewsOf } from '../support/pprof-helpers.js';
 import { decodePprof } from '../support/pprof-wire.js';
 import { leafWindow } from '../support/raw-window.js';
 
-const spans = Array.from({ length: 7 }, (_, i) => new SpanLabels(`00f067aa0ba902b${i}`, '4bf92f3577b34da6a3ce929d0e0e4736', { name: `GET /r${String.fromCharCode(97 + i)}` }));
+const spans = Array.from(
+  { length: 7 },
+  (_, i) => new SpanLabels(`00f067aa0ba902b${i}`, '4bf92f3577b34da6a3ce929d0e0e4736', { name: `GET /r${String.fromCharCode(97 + i)}` }),
+);
 
 /** The CPU profile of a window of `n` leaf functions, most run in one of a few spans. */
 function cpuProfile(n: number) {
@@ -36,7 +39,10 @@ function assertPiecesHoldTheWhole(pieces: readonly Uint8Array[], whole: ReturnTy
     const used = new Set(profile.sample.flatMap((sample) => sample.locationId.map(Number)));
     assert.equal(profile.location.length, used.size, 'only the locations its samples use');
   }
-  const got = decoded.flatMap(({ profile }) => sampleViewsOf(profile)).map(key).sort();
+  const got = decoded
+    .flatMap(({ profile }) => sampleViewsOf(profile))
+    .map(key)
+    .sort();
   assert.deepEqual(got, sampleViewsOf(decodePprof(whole.encode()).profile).map(key).sort(), 'every sample once, as it was');
 }
 

@@ -25,7 +25,8 @@ const newer: SampleSpec[] = [
   { stack: ['main', 'post', 'hash'], value: 7 * MS, span: orders(4) },
   { stack: ['main', 'handle', 'fib'], value: 5 * MS, span: users(3) },
 ];
-const gz = (samples: SampleSpec[], startMs: number) => gzipSync(buildPprof('cpu', samples, { fib: { file: 'fib.js', line: 3 } }, BigInt(startMs) * BigInt(MS), 1000n * BigInt(MS)).encode());
+const gz = (samples: SampleSpec[], startMs: number) =>
+  gzipSync(buildPprof('cpu', samples, { fib: { file: 'fib.js', line: 3 } }, BigInt(startMs) * BigInt(MS), 1000n * BigInt(MS)).encode());
 
 /** stack + labels → [count, cpu ns], for comparing sample sets regardless of order. */
 function bySample(body: Uint8Array): Map<string, [number, number]> {
@@ -56,7 +57,10 @@ test('two windows merged without span labels: samples of one stack and endpoint 
   assert.equal(Number(profile.durationNanos), 2000 * MS);
   assert.equal(Number(profile.period), 10 * MS);
   const text = (i: number | bigint) => profile.stringTable.strings[Number(i)];
-  assert.deepEqual(profile.sampleType.map((t) => `${text(t.type)}/${text(t.unit)}`), ['samples/count', 'cpu/nanoseconds']);
+  assert.deepEqual(
+    profile.sampleType.map((t) => `${text(t.type)}/${text(t.unit)}`),
+    ['samples/count', 'cpu/nanoseconds'],
+  );
   const fib = profile.function.find((fn) => text(fn.name) === 'fib');
   assert.equal(fib && text(fib.filename), 'fib.js');
 });
@@ -65,5 +69,11 @@ test('merged with no label dropped, every sample keeps its span', () => {
   const merged = mergeGzippedProfiles([gz(older, 1000), gz(newer, 2000)], new Set());
   const samples = sampleViewsOf(decodePprof(merged).profile);
   assert.equal(samples.length, 5);
-  assert.deepEqual(samples.map((s) => s.labels.span_id).filter(Boolean).sort(), [1, 2, 3, 4].map((n) => n.toString(16).padStart(16, '0')));
+  assert.deepEqual(
+    samples
+      .map((s) => s.labels.span_id)
+      .filter(Boolean)
+      .sort(),
+    [1, 2, 3, 4].map((n) => n.toString(16).padStart(16, '0')),
+  );
 });

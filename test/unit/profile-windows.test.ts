@@ -29,7 +29,11 @@ const MS = 1_000_000;
 function window(n: number): EncodedProfile[] {
   const samples: SampleSpec[] = Array.from({ length: 300 }, (_, i) => {
     const id = (n * 1000 + i).toString(16);
-    return { stack: ['main', `route${i % 5}`, `step${i % 17}`], value: MS, span: { spanId: id.padStart(16, '0'), spanName: `GET /r${i % 5}`, traceId: id.padStart(32, '0') } };
+    return {
+      stack: ['main', `route${i % 5}`, `step${i % 17}`],
+      value: MS,
+      span: { spanId: id.padStart(16, '0'), spanName: `GET /r${i % 5}`, traceId: id.padStart(32, '0') },
+    };
   });
   return [{ type: 'cpu', body: gzipSync(buildPprof('cpu', samples, {}, BigInt(n) * 1000n * BigInt(MS), 1000n * BigInt(MS)).encode()) }];
 }
@@ -72,9 +76,18 @@ function run(capBytes: number, thread: MergeThread) {
   const dir = path.join(base, 'run');
   mkdirSync(path.join(dir, 'profiles'), { recursive: true });
   const lines: string[] = [];
-  const log = new Logger('info', (text) => text, (line) => void lines.push(line));
+  const log = new Logger(
+    'info',
+    (text) => text,
+    (line) => void lines.push(line),
+  );
   const { config } = readConfig({ PYRO_RUN_OUTPUT_DIR: base, OTEL_SERVICE_NAME: 'windows' });
-  const manifest = new RunManifest(dir, config, { pyroRunVersion: 'test', command: ['app.js'], startedAt: new Date() }, { summarized: () => 0, endpoints: () => [] });
+  const manifest = new RunManifest(
+    dir,
+    config,
+    { pyroRunVersion: 'test', command: ['app.js'], startedAt: new Date() },
+    { summarized: () => 0, endpoints: () => [] },
+  );
   manifest.data.capBytes = capBytes;
   manifest.write();
   const caps = new RunCaps(base, dir, Number.POSITIVE_INFINITY, manifest, log);

@@ -22,7 +22,12 @@ describe('which variable is used', () => {
     { name: 'HTTPS_PROXY serves https:// URLs', env: { HTTPS_PROXY: HTTPS }, https: 'HTTPS_PROXY' },
     { name: 'https:// URLs do not fall back to HTTP_PROXY (Go, curl, Node)', env: { HTTP_PROXY: HTTP }, http: 'HTTP_PROXY' },
     { name: 'both', env: { HTTP_PROXY: HTTP, HTTPS_PROXY: HTTPS }, http: 'HTTP_PROXY', https: 'HTTPS_PROXY' },
-    { name: 'no_proxy wins over NO_PROXY', env: { HTTP_PROXY: HTTP, no_proxy: 'a.example', NO_PROXY: 'b.example' }, http: 'HTTP_PROXY', noProxy: [{ kind: 'domain', suffix: '.a.example', exact: true, port: '' }] },
+    {
+      name: 'no_proxy wins over NO_PROXY',
+      env: { HTTP_PROXY: HTTP, no_proxy: 'a.example', NO_PROXY: 'b.example' },
+      http: 'HTTP_PROXY',
+      noProxy: [{ kind: 'domain', suffix: '.a.example', exact: true, port: '' }],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -122,7 +127,10 @@ describe('NO_PROXY entries', () => {
 
   it('entries are separated by commas and white space; the ones that match nothing are listed', () => {
     const reading = readProxies({ HTTP_PROXY: HTTP, no_proxy: 'a.example, b.example  c.example,,http://d.example' });
-    assert.deepEqual(reading.settings?.noProxy.map((r) => (r.kind === 'domain' ? r.suffix : r.kind)), ['.a.example', '.b.example', '.c.example']);
+    assert.deepEqual(
+      reading.settings?.noProxy.map((r) => (r.kind === 'domain' ? r.suffix : r.kind)),
+      ['.a.example', '.b.example', '.c.example'],
+    );
     assert.deepEqual(reading.ignored, { env: 'no_proxy', entries: ['http://d.example'] });
   });
 });

@@ -162,7 +162,10 @@ describe('OTLP traces from the real exporters', () => {
     await exportSpans(exporter, provider);
     const exported = await r.waitFor(() => r.traceExports[0]);
     assert.equal(exported.contentEncoding, 'gzip');
-    assert.deepEqual(exported.spans.map((s) => s.name), ['compressed']);
+    assert.deepEqual(
+      exported.spans.map((s) => s.name),
+      ['compressed'],
+    );
     await provider.shutdown();
   });
 
@@ -228,9 +231,13 @@ describe('OTLP traces from the real exporters', () => {
 
     const garbage = await fetch(r.tracesUrl, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: 'not protobuf' });
     assert.equal(garbage.status, 400);
-    const badJson = await fetch(r.tracesUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]}' });
+    const badJson = await fetch(r.tracesUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]}',
+    });
     assert.equal(badJson.status, 400);
-    assert.match((await badJson.json() as { message: string }).message, /traceId/);
+    assert.match(((await badJson.json()) as { message: string }).message, /traceId/);
     const text = await fetch(r.tracesUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
     assert.equal(text.status, 415);
     assert.equal(r.spans.length, 0);
@@ -252,7 +259,10 @@ describe('OTLP metrics and logs from the real exporters', () => {
   after(() => r.close());
 
   it('decodes each metric kind with its points: attributes, sums and gauges by value, histograms by count and sum', async () => {
-    const reader = new sdkMetrics.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${r.url}/v1/metrics` }), exportIntervalMillis: 3_600_000 });
+    const reader = new sdkMetrics.PeriodicExportingMetricReader({
+      exporter: new OTLPMetricExporter({ url: `${r.url}/v1/metrics` }),
+      exportIntervalMillis: 3_600_000,
+    });
     const provider = new sdkMetrics.MeterProvider({ resource, readers: [reader] });
     const meter = provider.getMeter('receiver-test', '1.2.3');
     const orders = meter.createCounter('orders');
@@ -266,7 +276,10 @@ describe('OTLP metrics and logs from the real exporters', () => {
 
     const byName = new Map(r.metrics.map((metric) => [metric.name, metric]));
     assert.deepEqual(
-      byName.get('orders')?.points.map((point) => [point.attributes.region, point.value]).sort(),
+      byName
+        .get('orders')
+        ?.points.map((point) => [point.attributes.region, point.value])
+        .sort(),
       [
         ['eu', 3],
         ['us', 3],
@@ -288,7 +301,10 @@ describe('OTLP metrics and logs from the real exporters', () => {
 
   it('decodes log records with body, severity, attributes and the ids of the span they were made in', async () => {
     r.reset();
-    const provider = new sdkLogs.LoggerProvider({ resource, processors: [new sdkLogs.SimpleLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${r.url}/v1/logs` }) })] });
+    const provider = new sdkLogs.LoggerProvider({
+      resource,
+      processors: [new sdkLogs.SimpleLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${r.url}/v1/logs` }) })],
+    });
     const span = new TracerProvider().getTracer('t').startSpan('GET /checkout');
     provider.getLogger('receiver-test').emit({
       body: 'order checked',
@@ -336,7 +352,12 @@ describe('Pyroscope /ingest', () => {
     r.reset();
     const pprof = encodeProfile(CPU_SPEC);
     const fromSeconds = '1700000000';
-    const params = { name: 'checkout{env=prod, region = eu-west-1 ,__private=x,__session_id__=s1}', from: fromSeconds, until: '1700000010', spyName: 'nodespy' };
+    const params = {
+      name: 'checkout{env=prod, region = eu-west-1 ,__private=x,__session_id__=s1}',
+      from: fromSeconds,
+      until: '1700000010',
+      spyName: 'nodespy',
+    };
     for (const response of [
       await postRaw(r, params, pprof),
       await postRaw(r, params, gzipSync(pprof)),
@@ -428,7 +449,10 @@ describe('Pyroscope /ingest', () => {
     assert.equal((await postMultipart(r, { name: 'svc' }, new FormData())).status, 200);
     await r.waitFor(() => r.requests.filter((q) => q.status !== undefined).length === 2);
     assert.equal(r.ingests.length, 0);
-    assert.deepEqual(r.requests.map((q) => q.outcome), ['ignored', 'ignored']);
+    assert.deepEqual(
+      r.requests.map((q) => q.outcome),
+      ['ignored', 'ignored'],
+    );
   });
 
   it("rejects the whole upload when one series breaks Pyroscope's label limits, as its distributor does", async () => {
@@ -476,7 +500,12 @@ describe('malformed /ingest requests', () => {
     ['space in the service name', () => postRaw(r, { name: 'my app' }, pprof), 400, /^name: invalid service name: my app: character is not allowed: ' '$/],
     ['bad label key', () => postRaw(r, { name: 'svc{bad-key=1}' }, pprof), 400, /^name: invalid label name: bad-key/],
     ['empty label key', () => postRaw(r, { name: 'svc{=1}' }, pprof), 400, /^name: label name is required$/],
-    ['garbage body', () => postRaw(r, { name: 'svc' }, Buffer.from('this is not a pprof profile')), 422, /^parsing IngestInput-pprof failed invalid_argument: /],
+    [
+      'garbage body',
+      () => postRaw(r, { name: 'svc' }, Buffer.from('this is not a pprof profile')),
+      422,
+      /^parsing IngestInput-pprof failed invalid_argument: /,
+    ],
     // A trailing string_table entry (field 6) that declares 5 bytes but carries 1.
     ['truncated pprof', () => postRaw(r, { name: 'svc' }, Buffer.concat([pprof, Buffer.from([0x32, 0x05, 0x61])])), 422, /unexpected EOF/],
     ['corrupt gzip', () => postRaw(r, { name: 'svc' }, gzipSync(pprof).subarray(0, 20)), 422, /gzip/],
@@ -547,7 +576,10 @@ describe('fault behaviours', () => {
     for (let i = 0; i < 3; i++) statuses.push((await postRaw(r, { name: 'svc' }, pprof)).status);
     assert.deepEqual(statuses, [500, 500, 200]);
     assert.equal(r.ingests.length, 1);
-    assert.deepEqual(r.requests.map((q) => q.outcome), ['injected', 'injected', 'stored']);
+    assert.deepEqual(
+      r.requests.map((q) => q.outcome),
+      ['injected', 'injected', 'stored'],
+    );
   });
 
   it('sends 429 with Retry-After in the endpoint encoding', async () => {
@@ -654,7 +686,10 @@ describe('waitFor', () => {
     const waiting = r.waitFor(() => false);
     await r.close();
     await assert.rejects(waiting, /receiver closed/);
-    await assert.rejects(r.waitFor(() => r.ingests.length > 0), /receiver closed/);
+    await assert.rejects(
+      r.waitFor(() => r.ingests.length > 0),
+      /receiver closed/,
+    );
     assert.equal(await r.waitFor(() => 'already true'), 'already true');
   });
 });

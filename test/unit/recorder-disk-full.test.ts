@@ -21,7 +21,9 @@ const { fresh: tempDir } = scratchDirs('pyro-run-disk-full-');
 function spans(n: number): ReadableSpan[] {
   const ended: ReadableSpan[] = [];
   const provider = new TracerProvider({
-    spanProcessors: [{ onStart: () => undefined, onEnd: (span) => void ended.push(span), forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }],
+    spanProcessors: [
+      { onStart: () => undefined, onEnd: (span) => void ended.push(span), forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() },
+    ],
   });
   const tracer = provider.getTracer('disk-full');
   for (let i = 0; i < n; i++) tracer.startSpan(`span ${i}`).end();
@@ -29,7 +31,8 @@ function spans(n: number): ReadableSpan[] {
 }
 
 /** Every file name under `dir`, hidden ones included. */
-const filesIn = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name)) : [e.name]));
+const filesIn = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(path.join(dir, e.name)) : [e.name]));
 
 /**
  * A recorder on a disk that is full until `room()`; the system clock (Date) and the monotonic one
@@ -46,7 +49,11 @@ function onFullDisk(t: TestContext) {
   const base = tempDir();
   const { config } = readConfig({ PYRO_RUN_OUTPUT_DIR: base, OTEL_SERVICE_NAME: 'full' });
   const lines: string[] = [];
-  const log = new Logger('info', (text) => text, (line) => void lines.push(line));
+  const log = new Logger(
+    'info',
+    (text) => text,
+    (line) => void lines.push(line),
+  );
   const recorder = new LocalRecorder(config, base, log, { pyroRunVersion: 'test', command: ['app.js'], startedAt: new Date() });
   recorder.spans(spans(3));
 
@@ -86,9 +93,16 @@ it('a full disk: what comes is dropped and counted, one warning, no partial file
 
   const warnings = lines.filter((line) => line.includes('warning'));
   assert.equal(warnings.length, 1, lines.join(''));
-  assert.match(warnings[0]!, /^pyro-run: warning: the disk holding .*full-\d{8}-\d{6}-\d+ is full \(ENOSPC\): profile windows and spans are dropped \(counted in run\.json\) and writing is tried again every 30 s; no partial file is left; the app is not affected\n$/);
+  assert.match(
+    warnings[0]!,
+    /^pyro-run: warning: the disk holding .*full-\d{8}-\d{6}-\d+ is full \(ENOSPC\): profile windows and spans are dropped \(counted in run\.json\) and writing is tried again every 30 s; no partial file is left; the app is not affected\n$/,
+  );
   assert.equal(lines.filter((line) => line.includes('info: there is room on the disk again')).length, 1, lines.join(''));
-  assert.deepEqual(filesIn(base).filter((name) => name.endsWith('.tmp')), [], 'no partial file');
+  assert.deepEqual(
+    filesIn(base).filter((name) => name.endsWith('.tmp')),
+    [],
+    'no partial file',
+  );
   assert.equal(manifest.complete, true);
   assert.deepEqual([manifest.counts.spans, manifest.counts.spanFiles, manifest.counts.droppedSpans], [3 + 5, 2, 2 + 4 + 1]);
   assert.equal(readdirSync(path.join(dir, 'spans')).length, 2, 'the batches written, nothing else');

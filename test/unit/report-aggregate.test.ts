@@ -16,7 +16,18 @@ import { exitSummary } from '../../src/report/exit-summary.js';
 import { latestRun, loadRunSync, resolveRunDir, RunError, type RunErrorCode } from '../../src/report/load-run.js';
 import { formatSummary } from '../../src/report/summary.js';
 import { scratchDirs } from '../support/scratch.js';
-import { SHOP, shopRecording, type SampleSpec, type SpanSpec, spanIdOf, THREADS, threadsRecording, traceIdOf, type WindowSpec, writeRecording } from '../support/recording.js';
+import {
+  SHOP,
+  shopRecording,
+  type SampleSpec,
+  type SpanSpec,
+  spanIdOf,
+  THREADS,
+  threadsRecording,
+  traceIdOf,
+  type WindowSpec,
+  writeRecording,
+} from '../support/recording.js';
 
 const MS = 1_000_000;
 const { base, fresh } = scratchDirs('pyro-run-report-');
@@ -95,7 +106,11 @@ describe('loading a recording', () => {
   it('takes a folder of runs and picks the newest by start time', () => {
     const dir = fresh();
     const older = shopRecording(dir, 'shop-20261129-221503-1');
-    const newer = writeRecording(dir, { name: 'a-newer-run-sorting-first', startedAt: '2026-11-30T08:00:00.000Z', spanBatches: [[{ spanId: spanIdOf(1), traceId: traceIdOf(1), name: 'job', startNs: 1n, durationNs: 5 }]] });
+    const newer = writeRecording(dir, {
+      name: 'a-newer-run-sorting-first',
+      startedAt: '2026-11-30T08:00:00.000Z',
+      spanBatches: [[{ spanId: spanIdOf(1), traceId: traceIdOf(1), name: 'job', startNs: 1n, durationNs: 5 }]],
+    });
     mkdirSync(path.join(dir, 'not-a-run'));
     assert.equal(latestRun(dir), newer);
     assert.equal(resolveRunDir(dir), newer);
@@ -308,7 +323,9 @@ describe('worker threads', () => {
     assert.ok(trees);
     return [
       ...Object.entries(trees.process).map(([kind, tree]): [string, FlameTree] => [`process ${kind}`, tree]),
-      ...trees.endpoints.flatMap((kinds, e) => Object.entries(kinds).map(([kind, tree]): [string, FlameTree] => [`endpoint ${a.endpoints[e]?.name} ${kind}`, tree])),
+      ...trees.endpoints.flatMap((kinds, e) =>
+        Object.entries(kinds).map(([kind, tree]): [string, FlameTree] => [`endpoint ${a.endpoints[e]?.name} ${kind}`, tree]),
+      ),
       ...trees.slowest.flatMap((kinds, s) => Object.entries(kinds).map(([kind, tree]): [string, FlameTree] => [`span ${a.slowest[s]?.spanId} ${kind}`, tree])),
     ];
   };
@@ -359,8 +376,14 @@ describe('worker threads', () => {
       for (const values of threads) {
         if (values === null) continue;
         assert.equal(values.node[0], 0, `${view}: a thread's values start at the root`);
-        assert.ok(values.total.every((total) => total > 0), `${view}: a thread has a node it has no time in`);
-        assert.ok(values.node.every((node, i) => i === 0 || node > (values.node[i - 1] as number)), `${view}: a thread's nodes are not in the tree's order`);
+        assert.ok(
+          values.total.every((total) => total > 0),
+          `${view}: a thread has a node it has no time in`,
+        );
+        assert.ok(
+          values.node.every((node, i) => i === 0 || node > (values.node[i - 1] as number)),
+          `${view}: a thread's nodes are not in the tree's order`,
+        );
         assertConsistent({ depth: values.node.map((node) => tree.depth[node] as number), self: values.self, total: values.total }, false);
       }
       for (const column of ['self', 'total'] as const) {
@@ -395,7 +418,14 @@ describe('worker threads', () => {
   it('the summary says how the CPU time split between the threads (wall time when no CPU was recorded)', () => {
     assert.match(formatSummary(aggregates), /\nSamples inside spans: .*\nCPU time by thread: main 20%, worker 2 30%, worker 10 50%\n$/);
     const wallOnly = writeRecording(fresh(), {
-      windows: [{ wall: [{ stack: ['main'], value: 30 * MS, thread: THREADS.main }, { stack: ['workerLoop'], value: 10 * MS, thread: w2 }] }],
+      windows: [
+        {
+          wall: [
+            { stack: ['main'], value: 30 * MS, thread: THREADS.main },
+            { stack: ['workerLoop'], value: 10 * MS, thread: w2 },
+          ],
+        },
+      ],
     });
     assert.match(formatSummary(aggregateRun(loadRunSync(wallOnly))), /\nWall time by thread: main 75%, worker 2 25%\n$/);
   });
@@ -413,7 +443,11 @@ describe('span scopes', () => {
     durationNs: durationMs * MS,
     profiled,
   });
-  const labelled = (n: number, name: string, stack: string[], ms: number): SampleSpec => ({ stack, value: ms * MS, span: { spanId: spanIdOf(n), spanName: name, traceId: T } });
+  const labelled = (n: number, name: string, stack: string[], ms: number): SampleSpec => ({
+    stack,
+    value: ms * MS,
+    span: { spanId: spanIdOf(n), spanName: name, traceId: T },
+  });
 
   it('scope `all`: samples labelled with child spans count for their local root, and for the child', () => {
     const window: WindowSpec = {
@@ -442,7 +476,9 @@ describe('span scopes', () => {
     const window: WindowSpec = { cpu: [labelled(1, 'GET /api/work', ['main', 'handler'], 4), labelled(2, 'load route module', ['main', 'require'], 9)] };
     const dir = writeRecording(fresh(), {
       windows: [window],
-      spanBatches: [[span(1, 'GET /api/work', undefined, 40, true, 2), span(2, 'load route module', undefined, 20, true, 1), span(3, 'dns.lookup', undefined, 1, true, 3)]],
+      spanBatches: [
+        [span(1, 'GET /api/work', undefined, 40, true, 2), span(2, 'load route module', undefined, 20, true, 1), span(3, 'dns.lookup', undefined, 1, true, 3)],
+      ],
     });
     assert.deepEqual(
       aggregateRun(loadRunSync(dir)).endpoints.map((e) => [e.name, e.count]),
@@ -452,7 +488,10 @@ describe('span scopes', () => {
 
   it('a run that took no request (a script, a batch job) has its local roots as endpoints', () => {
     const window: WindowSpec = { cpu: [labelled(1, 'nightly import', ['main', 'import'], 8), labelled(2, 'cleanup', ['main', 'sweep'], 2)] };
-    const dir = writeRecording(fresh(), { windows: [window], spanBatches: [[span(1, 'nightly import', undefined, 40, true), span(2, 'cleanup', undefined, 20, true)]] });
+    const dir = writeRecording(fresh(), {
+      windows: [window],
+      spanBatches: [[span(1, 'nightly import', undefined, 40, true), span(2, 'cleanup', undefined, 20, true)]],
+    });
     assert.deepEqual(
       aggregateRun(loadRunSync(dir)).endpoints.map((e) => [e.name, e.count]),
       [
@@ -508,7 +547,10 @@ describe('the exit summary', () => {
 
   it('lists at most `limit` endpoints and says how many more there are', () => {
     const text = formatSummary(aggregateRun(shop(), { trees: false }), { limit: 1 });
-    assert.match(text, /^Endpoint .*\nGET \/users\/:id .*\n… and 2 more endpoints\nMean request, of those kept .*\n {2}GET \/users\/:id .*\nSamples inside spans: /);
+    assert.match(
+      text,
+      /^Endpoint .*\nGET \/users\/:id .*\n… and 2 more endpoints\nMean request, of those kept .*\n {2}GET \/users\/:id .*\nSamples inside spans: /,
+    );
   });
 
   it('is what a recording app prints at exit (nothing when it recorded nothing)', () => {
@@ -518,12 +560,14 @@ describe('the exit summary', () => {
     assert.throws(() => exitSummary(path.join(base, 'missing')), RunError);
   });
 
-  it("shows control characters in span names as escapes: a name must not drive the terminal", () => {
+  it('shows control characters in span names as escapes: a name must not drive the terminal', () => {
     const T = traceIdOf(9);
     const name = 'GET /\u001b[2J\rx\ny\u009b';
     const dir = writeRecording(fresh(), {
       windows: [{ cpu: [{ stack: ['main', 'evil\u0007fn'], value: 5 * MS, span: { spanId: spanIdOf(1), spanName: name, traceId: T } }] }],
-      spanBatches: [[{ spanId: spanIdOf(1), traceId: T, parentSpanId: undefined, name, kind: 2, startNs: 1_000_000_000n, durationNs: 10 * MS, profiled: true }]],
+      spanBatches: [
+        [{ spanId: spanIdOf(1), traceId: T, parentSpanId: undefined, name, kind: 2, startNs: 1_000_000_000n, durationNs: 10 * MS, profiled: true }],
+      ],
     });
     const text = formatSummary(aggregateRun(loadRunSync(dir), { trees: false }));
     assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character but the line ends');
@@ -583,7 +627,11 @@ describe('a ten-minute recording with 100k spans', () => {
           const stack = paths[random(paths.length)] as string[];
           if (s % 5 === 0) return { stack, value: 10 * MS };
           const rootId = random(SPANS) | 1;
-          return { stack, value: 10 * MS, span: { spanId: spanIdOf(rootId), spanName: routes[((rootId - 1) / 2) % routes.length] as string, traceId: traceIdOf(rootId) } };
+          return {
+            stack,
+            value: 10 * MS,
+            span: { spanId: spanIdOf(rootId), spanName: routes[((rootId - 1) / 2) % routes.length] as string, traceId: traceIdOf(rootId) },
+          };
         });
       windows.push({ cpu: samples(), wall: samples() });
     }
@@ -602,7 +650,10 @@ describe('a ten-minute recording with 100k spans', () => {
     assert.equal(run.profiles.length, WINDOWS * 2);
     assert.equal(run.spans.length, SPANS);
     assert.equal(a.endpoints.length, routes.length);
-    assert.equal(a.endpoints.reduce((n, e) => n + e.count, 0), SPANS / 2);
+    assert.equal(
+      a.endpoints.reduce((n, e) => n + e.count, 0),
+      SPANS / 2,
+    );
     const samples = WINDOWS * SAMPLES_PER_PROFILE;
     assert.equal(a.share.cpu.insideSamples + a.share.cpu.outsideSamples, samples);
     assert.equal(a.share.cpu.outsideSamples, samples / 5);
@@ -625,7 +676,14 @@ describe('a recording made under load (the recorder counted every request, kept 
   for (let i = 0; i < 1000; i++) totals.add('GET /items', 2, (1 + (i % 100)) * MS, i < 3);
   for (let i = 0; i < 10; i++) totals.add('POST /items', 2, 50 * MS, false);
   totals.add('dns.lookup', 3, 1 * MS, false);
-  const kept = [7, 8].map((n) => ({ spanId: spanIdOf(n), traceId: traceIdOf(n), name: 'GET /items', startNs: 1_000_000_000_000n, durationNs: 5 * MS, profiled: true }));
+  const kept = [7, 8].map((n) => ({
+    spanId: spanIdOf(n),
+    traceId: traceIdOf(n),
+    name: 'GET /items',
+    startNs: 1_000_000_000_000n,
+    durationNs: 5 * MS,
+    profiled: true,
+  }));
   const items = (n: number) => ({ spanId: spanIdOf(n), spanName: 'GET /items', traceId: traceIdOf(n) });
   const post = (n: number) => ({ spanId: spanIdOf(n), spanName: 'POST /items', traceId: traceIdOf(n) });
   const run = () =>
@@ -663,7 +721,7 @@ describe('a recording made under load (the recorder counted every request, kept 
     assert.equal(endpoint('dns.lookup'), undefined, 'a client root is no endpoint where the app took requests');
   });
 
-  it("a sample of a request whose details were not kept counts for the endpoint its span_name names", () => {
+  it('a sample of a request whose details were not kept counts for the endpoint its span_name names', () => {
     assert.equal(endpoint('GET /items')?.cpuNs, 60 * MS);
     assert.equal(endpoint('POST /items')?.cpuNs, 40 * MS, 'an endpoint none of whose requests was kept still has its CPU');
     assert.equal(aggregates.endpoints[0]?.name, 'GET /items', 'heaviest CPU first');
@@ -672,7 +730,10 @@ describe('a recording made under load (the recorder counted every request, kept 
   });
 
   it('the summary says plainly what is partial and what covers everything', () => {
-    assert.equal(aggregates.run.partial, 'spans: 2 of 3,031 kept (3,024 summarised under load, 5 past the size cap or a full disk); endpoint counts and percentiles cover all');
+    assert.equal(
+      aggregates.run.partial,
+      'spans: 2 of 3,031 kept (3,024 summarised under load, 5 past the size cap or a full disk); endpoint counts and percentiles cover all',
+    );
     assert.match(formatSummary(aggregates), /\nPartial: spans: 2 of 3,031 kept .*cover all\n$/);
     assert.match(formatSummary(aggregates), /Samples inside spans: 100% of CPU time \(90% in spans whose details were not kept\)/);
     assert.equal(aggregateRun(shop()).run.partial, undefined, 'a whole recording says nothing');

@@ -59,6 +59,9 @@ describe('endpoint waits', () => {
 
   it('the terminal summary gives one line per endpoint: CPU, the waits, the repeated statement', () => {
     const text = formatSummary(aggregateRun(loadRunSync(nPlusOneRecording(fresh())), { trees: false }));
-    assert.match(text, /\n {2}GET \/articles {2}47\.0ms: CPU 5\.00ms · database 40\.0ms \(7 calls\) · HTTP calls 5\.00ms · neither 0 · repeated: "SELECT "id", "name" FROM "Authors" WHERE "id" = \?" ×8 in one request\n/);
+    assert.match(
+      text,
+      /\n {2}GET \/articles {2}47\.0ms: CPU 5\.00ms · database 40\.0ms \(7 calls\) · HTTP calls 5\.00ms · neither 0 · repeated: "SELECT "id", "name" FROM "Authors" WHERE "id" = \?" ×8 in one request\n/,
+    );
   });
 });

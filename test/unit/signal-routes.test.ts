@@ -41,18 +41,41 @@ function senderCases(pick: (routes: SignalRoutes) => { exporters: readonly strin
 describe('spans: OTEL_TRACES_EXPORTER and the protocol decide who sends them', () => {
   const cases: Case[] = [
     { rule: 'spans go through our sender when the protocol is http/protobuf (the default)', env: {}, exporters: ['otlp'], sender: 'pyro-run' },
-    { rule: 'spans go through our sender when the protocol is http/json', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, exporters: ['otlp'], sender: 'pyro-run' },
-    { rule: "spans go through the SDK's exporter when the protocol is grpc", env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, exporters: ['otlp'], sender: 'otel-sdk' },
-    { rule: 'the traces protocol stands over the shared one', env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }, exporters: ['otlp'], sender: 'pyro-run' },
+    {
+      rule: 'spans go through our sender when the protocol is http/json',
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      exporters: ['otlp'],
+      sender: 'pyro-run',
+    },
+    {
+      rule: "spans go through the SDK's exporter when the protocol is grpc",
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      exporters: ['otlp'],
+      sender: 'otel-sdk',
+    },
+    {
+      rule: 'the traces protocol stands over the shared one',
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
+      exporters: ['otlp'],
+      sender: 'pyro-run',
+    },
     { rule: 'console alone sends nothing over OTLP', env: { OTEL_TRACES_EXPORTER: 'console' }, exporters: ['console'], sender: undefined },
     { rule: 'none sends spans nowhere', env: { OTEL_TRACES_EXPORTER: 'none' }, exporters: [], sender: undefined },
-    { rule: "console beside otlp over grpc: both, the OTLP leg the SDK's", env: { OTEL_TRACES_EXPORTER: 'console,otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, exporters: ['console', 'otlp'], sender: 'otel-sdk' },
+    {
+      rule: "console beside otlp over grpc: both, the OTLP leg the SDK's",
+      env: { OTEL_TRACES_EXPORTER: 'console,otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+      exporters: ['console', 'otlp'],
+      sender: 'otel-sdk',
+    },
   ];
   senderCases((routes) => routes.traces, cases);
 
   it('prometheus is no span exporter: a problem, and otlp stands in', () => {
     const { routes, problems } = routesOf({ ...REMOTE, OTEL_TRACES_EXPORTER: 'prometheus' });
-    assert.deepEqual(problems.map((p) => p.env), ['OTEL_TRACES_EXPORTER']);
+    assert.deepEqual(
+      problems.map((p) => p.env),
+      ['OTEL_TRACES_EXPORTER'],
+    );
     assert.deepEqual(routes.traces.exporters, ['otlp']);
     assert.equal(routes.traces.sender, 'pyro-run');
   });
@@ -66,9 +89,17 @@ describe('spans: OTEL_TRACES_EXPORTER and the protocol decide who sends them', (
 
 describe('spans: the endpoint is the signal’s own, else the base URL plus /v1/traces, else the exporter’s default', () => {
   const cases: { rule: string; env: Env; endpoint: string | undefined }[] = [
-    { rule: 'the signal endpoint is used as given, over the base URL', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom', OTEL_EXPORTER_OTLP_ENDPOINT: BASE }, endpoint: 'http://t:4318/custom' },
+    {
+      rule: 'the signal endpoint is used as given, over the base URL',
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom', OTEL_EXPORTER_OTLP_ENDPOINT: BASE },
+      endpoint: 'http://t:4318/custom',
+    },
     { rule: 'the base URL gets /v1/traces over OTLP/HTTP', env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE }, endpoint: `${BASE}/v1/traces` },
-    { rule: 'the base URL is used as it is over grpc', env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, endpoint: 'http://collector:4317' },
+    {
+      rule: 'the base URL is used as it is over grpc',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      endpoint: 'http://collector:4317',
+    },
     { rule: 'neither set: none, for the exporter’s default', env: {}, endpoint: undefined },
   ];
   for (const c of cases) {
@@ -78,12 +109,32 @@ describe('spans: the endpoint is the signal’s own, else the base URL plus /v1/
 
 describe('metrics: OTEL_METRICS_EXPORTER and the protocol decide who sends them', () => {
   const cases: Case[] = [
-    { rule: 'metrics go through our sender when the protocol is http/protobuf', env: { OTEL_METRICS_EXPORTER: 'otlp' }, exporters: ['otlp'], sender: 'pyro-run' },
-    { rule: 'metrics go through our sender when the protocol is http/json', env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }, exporters: ['otlp'], sender: 'pyro-run' },
-    { rule: "metrics go through the SDK's exporter when the protocol is grpc", env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, exporters: ['otlp'], sender: 'otel-sdk' },
+    {
+      rule: 'metrics go through our sender when the protocol is http/protobuf',
+      env: { OTEL_METRICS_EXPORTER: 'otlp' },
+      exporters: ['otlp'],
+      sender: 'pyro-run',
+    },
+    {
+      rule: 'metrics go through our sender when the protocol is http/json',
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' },
+      exporters: ['otlp'],
+      sender: 'pyro-run',
+    },
+    {
+      rule: "metrics go through the SDK's exporter when the protocol is grpc",
+      env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      exporters: ['otlp'],
+      sender: 'otel-sdk',
+    },
     { rule: 'prometheus alone is no OTLP export', env: { OTEL_METRICS_EXPORTER: 'prometheus' }, exporters: ['prometheus'], sender: undefined },
     { rule: 'console alone is no OTLP export', env: { OTEL_METRICS_EXPORTER: 'console' }, exporters: ['console'], sender: undefined },
-    { rule: 'prometheus beside otlp leaves the OTLP leg ours', env: { OTEL_METRICS_EXPORTER: 'prometheus,otlp' }, exporters: ['otlp', 'prometheus'], sender: 'pyro-run' },
+    {
+      rule: 'prometheus beside otlp leaves the OTLP leg ours',
+      env: { OTEL_METRICS_EXPORTER: 'prometheus,otlp' },
+      exporters: ['otlp', 'prometheus'],
+      sender: 'pyro-run',
+    },
     { rule: 'none lists no metrics exporter', env: { OTEL_METRICS_EXPORTER: 'none' }, exporters: [], sender: undefined },
     { rule: 'none anywhere in the list wins', env: { OTEL_METRICS_EXPORTER: 'otlp,none' }, exporters: [], sender: undefined },
     { rule: 'unset: no metrics', env: {}, exporters: [], sender: undefined },
@@ -100,8 +151,18 @@ describe('metrics: OTEL_METRICS_EXPORTER and the protocol decide who sends them'
 describe('logs: OTEL_LOGS_EXPORTER and the protocol decide who sends them', () => {
   const cases: Case[] = [
     { rule: 'logs go through our sender when the protocol is http/protobuf', env: { OTEL_LOGS_EXPORTER: 'otlp' }, exporters: ['otlp'], sender: 'pyro-run' },
-    { rule: 'logs go through our sender when the protocol is http/json', env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, exporters: ['otlp'], sender: 'pyro-run' },
-    { rule: "logs go through the SDK's exporter when the protocol is grpc", env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc' }, exporters: ['otlp'], sender: 'otel-sdk' },
+    {
+      rule: 'logs go through our sender when the protocol is http/json',
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      exporters: ['otlp'],
+      sender: 'pyro-run',
+    },
+    {
+      rule: "logs go through the SDK's exporter when the protocol is grpc",
+      env: { OTEL_LOGS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc' },
+      exporters: ['otlp'],
+      sender: 'otel-sdk',
+    },
     { rule: 'console alone is no OTLP export', env: { OTEL_LOGS_EXPORTER: 'console' }, exporters: ['console'], sender: undefined },
     { rule: 'console beside otlp leaves the OTLP leg ours', env: { OTEL_LOGS_EXPORTER: 'console,otlp' }, exporters: ['otlp', 'console'], sender: 'pyro-run' },
     { rule: 'none lists no logs exporter', env: { OTEL_LOGS_EXPORTER: 'none' }, exporters: [], sender: undefined },
@@ -110,7 +171,10 @@ describe('logs: OTEL_LOGS_EXPORTER and the protocol decide who sends them', () =
 
   it('prometheus is no logs exporter: a problem, and the others stand', () => {
     const { routes, problems } = routesOf({ ...REMOTE, OTEL_LOGS_EXPORTER: 'prometheus,otlp' });
-    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['OTEL_LOGS_EXPORTER', 'ignored']]);
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.instead]),
+      [['OTEL_LOGS_EXPORTER', 'ignored']],
+    );
     assert.deepEqual(routes.logs.exporters, ['otlp']);
     assert.equal(routes.logs.sender, 'pyro-run');
   });
@@ -138,7 +202,13 @@ describe('profiles: PYRO_RUN_PROFILES_EXPORTER decides where; pyro-run always se
 
 /** The OTLP endpoint rules of the signals that always have one: profiles, metrics, logs. */
 const SIGNALS = [
-  { name: 'profiles', pick: (r: SignalRoutes) => r.profiles, env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp' }, own: 'OTEL_EXPORTER_OTLP_PROFILES', path: '/v1development/profiles' },
+  {
+    name: 'profiles',
+    pick: (r: SignalRoutes) => r.profiles,
+    env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp' },
+    own: 'OTEL_EXPORTER_OTLP_PROFILES',
+    path: '/v1development/profiles',
+  },
   { name: 'metrics', pick: (r: SignalRoutes) => r.metrics, env: { OTEL_METRICS_EXPORTER: 'otlp' }, own: 'OTEL_EXPORTER_OTLP_METRICS', path: '/v1/metrics' },
   { name: 'logs', pick: (r: SignalRoutes) => r.logs, env: { OTEL_LOGS_EXPORTER: 'otlp' }, own: 'OTEL_EXPORTER_OTLP_LOGS', path: '/v1/logs' },
 ] as const;
@@ -158,7 +228,12 @@ describe('headers: the signal’s own over the shared ones, for every signal', (
   const shared = { OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=2' };
   const cases = [
     { name: 'spans', env: {}, own: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', pick: (r: SignalRoutes) => r.traces.headers },
-    { name: 'profiles', env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp' }, own: 'OTEL_EXPORTER_OTLP_PROFILES_HEADERS', pick: (r: SignalRoutes) => r.profiles.headers },
+    {
+      name: 'profiles',
+      env: { PYRO_RUN_PROFILES_EXPORTER: 'otlp' },
+      own: 'OTEL_EXPORTER_OTLP_PROFILES_HEADERS',
+      pick: (r: SignalRoutes) => r.profiles.headers,
+    },
     { name: 'metrics', env: { OTEL_METRICS_EXPORTER: 'otlp' }, own: 'OTEL_EXPORTER_OTLP_METRICS_HEADERS', pick: (r: SignalRoutes) => r.metrics.headers },
     { name: 'logs', env: { OTEL_LOGS_EXPORTER: 'otlp' }, own: 'OTEL_EXPORTER_OTLP_LOGS_HEADERS', pick: (r: SignalRoutes) => r.logs.headers },
   ];
@@ -200,8 +275,16 @@ describe('compression, timeout and TLS files: the signal’s own over the shared
 
 describe('a destination nobody can reach is no route', () => {
   it('behind a proxy that cannot be used, the uploads it would carry have no sender', () => {
-    const { routes, problems } = routesOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318', OTEL_METRICS_EXPORTER: 'otlp', OTEL_LOGS_EXPORTER: 'otlp', HTTP_PROXY: 'ftp://proxy.corp' });
-    assert.deepEqual(problems.map((p) => p.instead), ['spans and metrics and logs are not sent (not around the proxy either)']);
+    const { routes, problems } = routesOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318',
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      HTTP_PROXY: 'ftp://proxy.corp',
+    });
+    assert.deepEqual(
+      problems.map((p) => p.instead),
+      ['spans and metrics and logs are not sent (not around the proxy either)'],
+    );
     assert.deepEqual(routes.traces.exporters, []);
     assert.equal(routes.traces.sender, undefined);
     assert.equal(routes.metrics.sender, undefined);
@@ -211,7 +294,10 @@ describe('a destination nobody can reach is no route', () => {
 
   it('a wrong endpoint sends no spans, with the problem saying so', () => {
     const { routes, problems } = routesOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector:4318' });
-    assert.deepEqual(problems.map((p) => [p.env, p.instead]), [['OTEL_EXPORTER_OTLP_ENDPOINT', 'spans are not sent']]);
+    assert.deepEqual(
+      problems.map((p) => [p.env, p.instead]),
+      [['OTEL_EXPORTER_OTLP_ENDPOINT', 'spans are not sent']],
+    );
     assert.deepEqual(routes.traces.exporters, []);
     assert.equal(routes.traces.sender, undefined);
   });

@@ -28,10 +28,27 @@ function rows(cells: [PhaseName, number, number?][]): SoakRow[] {
 // The CI run the floor-per-phase rule failed (9.3 MB/min): the last healthy phase ended with its
 // backlog still draining (10.57 MB), then an outage; the settle rows at the end drain it.
 const ciRun: [PhaseName, number, number?][] = [
-  ['healthy', 4.95], ['healthy', 3.93], ['healthy', 4.03], ['500', 8.37, 0], ['500', 13.22, 0], ['healthy', 17.47, 0],
-  ['healthy', 3.84, 46], ['hang', 8.1, 0], ['hang', 12.41, 0], ['healthy', 3.93, 45], ['healthy', 3.76], ['healthy', 4.36],
-  ['500', 7.99, 0], ['500', 11.7, 0], ['healthy', 15.13, 0], ['healthy', 10.57, 46], ['hang', 8.22, 0], ['hang', 12.41, 0],
-  ['settle', 12.5, 0], ['settle', 4.1, 60], ['settle', 3.95, 15],
+  ['healthy', 4.95],
+  ['healthy', 3.93],
+  ['healthy', 4.03],
+  ['500', 8.37, 0],
+  ['500', 13.22, 0],
+  ['healthy', 17.47, 0],
+  ['healthy', 3.84, 46],
+  ['hang', 8.1, 0],
+  ['hang', 12.41, 0],
+  ['healthy', 3.93, 45],
+  ['healthy', 3.76],
+  ['healthy', 4.36],
+  ['500', 7.99, 0],
+  ['500', 11.7, 0],
+  ['healthy', 15.13, 0],
+  ['healthy', 10.57, 46],
+  ['hang', 8.22, 0],
+  ['hang', 12.41, 0],
+  ['settle', 12.5, 0],
+  ['settle', 4.1, 60],
+  ['settle', 3.95, 15],
 ];
 
 test('a backlog still draining inside the phases is no leak once the end has settled', () => {
@@ -50,8 +67,36 @@ test('a leak raises the settled end and shows', () => {
 test('the settle goes on until the backend took requests twice and memory stopped falling', () => {
   const settle = (cells: [number, number][]) => settled(rows(cells.map(([mb, stored]) => ['settle', mb, stored])));
   assert.equal(settle([[12.5, 0]]), false, 'one row');
-  assert.equal(settle([[12.5, 0], [12.4, 0]]), false, 'no retry fired yet: nothing stored');
-  assert.equal(settle([[12.5, 0], [4.1, 60]]), false, 'the backlog went in the last row');
-  assert.equal(settle([[4.1, 60], [3.95, 15]]), true, 'taken twice, and flat');
-  assert.equal(settle([[9.1, 30], [6.2, 30]]), false, 'still falling');
+  assert.equal(
+    settle([
+      [12.5, 0],
+      [12.4, 0],
+    ]),
+    false,
+    'no retry fired yet: nothing stored',
+  );
+  assert.equal(
+    settle([
+      [12.5, 0],
+      [4.1, 60],
+    ]),
+    false,
+    'the backlog went in the last row',
+  );
+  assert.equal(
+    settle([
+      [4.1, 60],
+      [3.95, 15],
+    ]),
+    true,
+    'taken twice, and flat',
+  );
+  assert.equal(
+    settle([
+      [9.1, 30],
+      [6.2, 30],
+    ]),
+    false,
+    'still falling',
+  );
 });

@@ -26,7 +26,11 @@ const CASES: [string, Record<string, string>, boolean][] = [
   ['an inline map on the last line', { 'index.js': `${CODE}//# sourceMappingURL=data:application/json;base64,e30=\n` }, true],
   ['an annotation naming a map file', { 'out.cjs': `${CODE}//# sourceMappingURL=out.cjs.map` }, true],
   ['an annotation buried at the top of a long file', { 'index.js': `//# sourceMappingURL=x.js.map\n${'x'.repeat(4096)}\n` }, false],
-  ['maps only inside node_modules', { 'index.js': CODE, 'node_modules/dep/index.js.map': '{}', 'node_modules/dep/index.js': `${CODE}//# sourceMappingURL=index.js.map` }, false],
+  [
+    'maps only inside node_modules',
+    { 'index.js': CODE, 'node_modules/dep/index.js.map': '{}', 'node_modules/dep/index.js': `${CODE}//# sourceMappingURL=index.js.map` },
+    false,
+  ],
   ['maps only inside .git', { 'index.js': CODE, '.git/x.js.map': '{}' }, false],
   ['a map of something else (.css.map)', { 'index.js': CODE, 'style.css.map': '{}' }, false],
   ['an empty folder', {}, false],

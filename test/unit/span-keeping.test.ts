@@ -89,7 +89,7 @@ test('under load: per endpoint, `burst` traces at once and `perSecond` sustained
   assert.equal(keeper.take(request(), 5_601).length, 0);
 });
 
-test('the slow are kept after the fair sample ran out: a root above its endpoint\'s 90th percentile', () => {
+test("the slow are kept after the fair sample ran out: a root above its endpoint's 90th percentile", () => {
   const keeper = new SpanKeeper({ perSecond: 1, burst: 1 });
   // 100 fast requests in earlier seconds set the percentile.
   for (let i = 0; i < 100; i++) keeper.take(request({ durationNs: 1e6 }), i * 1000);
@@ -101,7 +101,7 @@ test('the slow are kept after the fair sample ran out: a root above its endpoint
   assert.equal(keeper.take(request({ durationNs: 60e6 }), second + 3).length, 0, 'one slow per second at perSecond 1');
 });
 
-test('a child that ends after its root follows the root\'s decision; a trace\'s two local roots are decided apart', () => {
+test("a child that ends after its root follows the root's decision; a trace's two local roots are decided apart", () => {
   const keeper = new SpanKeeper({ perSecond: 1, burst: 1 });
   const traceId = id(32);
   const kept = keeper.take([span({ traceId, spanId: 'a'.repeat(16) })], 1_000);
@@ -112,7 +112,10 @@ test('a child that ends after its root follows the root\'s decision; a trace\'s 
   const other = request();
   keeper.take(other, 1_002);
   const otherTrace = (other[2] as ReadableSpan).spanContext().traceId;
-  assert.deepEqual(keeper.take([span({ name: 'late', kind: INTERNAL, traceId: otherTrace, parent: { spanId: (other[2] as ReadableSpan).spanContext().spanId } })], 1_003), []);
+  assert.deepEqual(
+    keeper.take([span({ name: 'late', kind: INTERNAL, traceId: otherTrace, parent: { spanId: (other[2] as ReadableSpan).spanContext().spanId } })], 1_003),
+    [],
+  );
 
   // One trace, two local roots (the service called itself): each root takes only the spans under it.
   const shared = id(32);
@@ -125,11 +128,11 @@ test('a child that ends after its root follows the root\'s decision; a trace\'s 
   assert.deepEqual(ids(fresh.take([client, outer], 2_001)), ids([client, outer]));
 });
 
-test('children waiting for their root are bounded: the oldest traces\' are summarised; at exit the rest are written', () => {
+test("children waiting for their root are bounded: the oldest traces' are summarised; at exit the rest are written", () => {
   const keeper = new SpanKeeper({ maxPending: 4 });
   const waiting = [1, 2, 3].flatMap(() => request().slice(0, 2)); // 3 traces × 2 children, roots not ended
   assert.deepEqual(keeper.take(waiting, 1_000), []);
-  assert.equal(keeper.summarized, 2, 'the oldest trace\'s two children');
+  assert.equal(keeper.summarized, 2, "the oldest trace's two children");
   assert.deepEqual(ids(keeper.drain()), ids(waiting.slice(2)));
   assert.deepEqual(keeper.drain(), []);
 });
@@ -142,7 +145,10 @@ test('endpoint totals are exact: count, errors, total, max; p50/p95 within one b
   assert.ok(total);
   assert.equal(total.count, 1000);
   assert.equal(total.errors, Math.ceil(1000 / 7));
-  assert.equal(total.totalNs, durations.reduce((a, b) => a + b, 0));
+  assert.equal(
+    total.totalNs,
+    durations.reduce((a, b) => a + b, 0),
+  );
   assert.equal(total.maxNs, 1000 * 1_000_003);
   for (const p of [50, 95, 99]) {
     const exact = durations[Math.ceil((p / 100) * 1000) - 1] as number;
@@ -202,7 +208,10 @@ test('a summarised root that a profile window shows samples of is written after 
   assert.equal(keeper.summarized, 4 * 3 - 1);
   // The next window: request 4 is due now; requests 1 and 3 were forgotten with the first.
   assert.deepEqual(ids(keeper.sampled((spanId) => sampledIds.has(spanId), 1_000_010)), ids([rootOf(requests[4]!)]));
-  assert.deepEqual(keeper.sampled((spanId) => spanId === rootOf(requests[1]!).spanContext().spanId, Number.POSITIVE_INFINITY), []);
+  assert.deepEqual(
+    keeper.sampled((spanId) => spanId === rootOf(requests[1]!).spanContext().spanId, Number.POSITIVE_INFINITY),
+    [],
+  );
 });
 
 test('the look-back is bounded: beyond it the oldest summarised roots are forgotten', () => {
@@ -229,7 +238,10 @@ test('a local root the batch queue dropped still counts in its endpoint, and the
   const [query, middleware, root] = request();
   assert.deepEqual(keeper.take([query!, middleware!], 1_000), [], 'children wait for their root');
   keeper.dropped(root!);
-  assert.deepEqual(keeper.totals.list().map((t) => [t.name, t.count]), [['GET /', 1]]);
+  assert.deepEqual(
+    keeper.totals.list().map((t) => [t.name, t.count]),
+    [['GET /', 1]],
+  );
   assert.equal(keeper.summarized, 2, 'the children that waited are summarised');
   const { traceId, spanId } = root!.spanContext();
   assert.deepEqual(keeper.take([span({ name: 'late', kind: INTERNAL, traceId, parent: { spanId } })], 1_000), [], 'a later child is not kept either');

@@ -240,7 +240,10 @@ describe('SpanLabels', () => {
     // An end time an hour before the epoch's now: the system clock read by the SDK can be stepped.
     span.end(Date.now() - 3_600_000);
     const after = performance.now() * 1000;
-    assert.ok(labels.endedAtMicros !== undefined && labels.endedAtMicros >= before && labels.endedAtMicros <= after, `${before} ≤ ${labels.endedAtMicros} ≤ ${after}`);
+    assert.ok(
+      labels.endedAtMicros !== undefined && labels.endedAtMicros >= before && labels.endedAtMicros <= after,
+      `${before} ≤ ${labels.endedAtMicros} ≤ ${after}`,
+    );
   });
 
   it('toLabels(false) carries span_id and span_name; toLabels(true) adds trace_id', () => {
@@ -282,6 +285,10 @@ describe('label values Pyroscope takes', () => {
     const emoji = fitLabelValue('🔥'.repeat(600));
     assert.ok(Buffer.byteLength(emoji) <= 2048);
     assert.doesNotMatch(emoji, /\uFFFD/);
-    assert.equal([...emoji.slice(0, -1)].every((c) => c === '🔥'), true, 'no half of a character');
+    assert.equal(
+      [...emoji.slice(0, -1)].every((c) => c === '🔥'),
+      true,
+      'no half of a character',
+    );
   });
 });

@@ -61,7 +61,10 @@ describe('SpanNameCap', () => {
     const cap = new SpanNameCap(3, (names) => warnings.push([...names]));
     const window = labelsOf('a', 'b', 'c', 'a');
     cap.bound(window);
-    assert.deepEqual(window.map((labels) => labels.span_name), ['a', 'b', 'c', 'a']);
+    assert.deepEqual(
+      window.map((labels) => labels.span_name),
+      ['a', 'b', 'c', 'a'],
+    );
     assert.deepEqual(warnings, []);
   });
 

@@ -39,8 +39,18 @@ describe('a worker started with the preload', () => {
 
   it('inherits the main thread’s options but its preload, however given: a worker would load the main thread’s agent for nothing', () => {
     const main = MAIN_PRELOAD_URL;
-    for (const given of [['--import', main.href], [`--import=${main.href}`], ['--require', fileURLToPath(main)], ['-r', fileURLToPath(main)], [`--require=${fileURLToPath(main)}`]]) {
-      assert.deepEqual(withoutMainPreload(['--enable-source-maps', ...given, '--conditions=dev']), ['--enable-source-maps', '--conditions=dev'], given.join(' '));
+    for (const given of [
+      ['--import', main.href],
+      [`--import=${main.href}`],
+      ['--require', fileURLToPath(main)],
+      ['-r', fileURLToPath(main)],
+      [`--require=${fileURLToPath(main)}`],
+    ]) {
+      assert.deepEqual(
+        withoutMainPreload(['--enable-source-maps', ...given, '--conditions=dev']),
+        ['--enable-source-maps', '--conditions=dev'],
+        given.join(' '),
+      );
     }
     assert.deepEqual(withoutMainPreload(['--import', 'tsx']), ['--import', 'tsx'], 'anything else stays');
   });
@@ -48,7 +58,12 @@ describe('a worker started with the preload', () => {
   it('shows, in the worker, the execArgv it would have had, but for the main thread’s preload, which stands as its own (a loader hooks thread starts from it)', () => {
     const main = MAIN_PRELOAD_URL.href;
     assert.deepEqual(shownExecArgv(['--no-warnings']), ['--no-warnings']);
-    assert.deepEqual(shownExecArgv(['--import=tsx', '--import', main, '--max-old-space-size=300']), ['--import=tsx', '--require', preload, '--max-old-space-size=300']);
+    assert.deepEqual(shownExecArgv(['--import=tsx', '--import', main, '--max-old-space-size=300']), [
+      '--import=tsx',
+      '--require',
+      preload,
+      '--max-old-space-size=300',
+    ]);
   });
 
   it('learns from ERR_WORKER_INVALID_EXEC_ARGV which options a worker refuses', () => {
@@ -153,7 +168,10 @@ describe('the work between samples', () => {
     const recent = new RecentWork();
     const recording = recent.recording(NO_OWNER);
     const before = performance.now() * 1000;
-    assert.equal(recording.run(labels(5), (a: number) => a + 1, undefined, [1] as never), 2);
+    assert.equal(
+      recording.run(labels(5), (a: number) => a + 1, undefined, [1] as never),
+      2,
+    );
     recording.enter(labels(6));
     recording.run(undefined, () => 0, undefined, []);
     assert.equal(recent.between(before, performance.now() * 1000 + 1)?.spanName, 'span 6');
@@ -179,7 +197,15 @@ describe('messages carry their sender’s span', () => {
     },
     enter: (l) => void entered.push(l),
   };
-  linkMessages({ owner, directory, mayWrap: () => wrapping, submitter: () => undefined, ownLabels: () => labels(99, 'own'), afterPost: undefined, ownMessages: (message) => void own.push(message) });
+  linkMessages({
+    owner,
+    directory,
+    mayWrap: () => wrapping,
+    submitter: () => undefined,
+    ownLabels: () => labels(99, 'own'),
+    afterPost: undefined,
+    ownMessages: (message) => void own.push(message),
+  });
   // As hookThread does: this module imported node:worker_threads, whose namespace takes the patched exports now.
   syncBuiltinESMExports();
 

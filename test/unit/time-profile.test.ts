@@ -43,21 +43,34 @@ const build = (over: Partial<TimeBuild> = {}): TimeBuild => ({ intervalMicros: I
 
 /** The tree every test starts from, with what each stack must become in each profile. */
 function sampleTree(): TimeProfile {
-  return window([
-    node('main', 3, [at(undefined, 20), at(undefined, 5), at({}, 0)], [
-      // Two samples in span A (CPU 7 + 3 ms), one in no span (5 ms): one pprof sample per span.
-      node('handler', 3, [at(spanA, 7), at(spanA, 3), at(undefined, 5)], [
-        // Waiting on I/O inside span A: wall time, no CPU time.
-        node('db.query', 1, [at(spanA, 0)]),
-      ]),
-      // More contexts than hits: the extra one adds CPU time only.
-      node('worker', 1, [at(spanB, 1), at(spanB, 2)]),
-    ]),
-    node('(program)', 40),
-    // Idle, with a context left set or without one: the thread waits for work, for no one: dropped.
-    node('(idle)', 2, [at(spanB, 0), at(undefined, 0)]),
-    node('(garbage collector)', 2, [at(undefined, 4), at(undefined, 4)]),
-  ], { nonJSThreadsCpuTime: 9 * MS });
+  return window(
+    [
+      node(
+        'main',
+        3,
+        [at(undefined, 20), at(undefined, 5), at({}, 0)],
+        [
+          // Two samples in span A (CPU 7 + 3 ms), one in no span (5 ms): one pprof sample per span.
+          node(
+            'handler',
+            3,
+            [at(spanA, 7), at(spanA, 3), at(undefined, 5)],
+            [
+              // Waiting on I/O inside span A: wall time, no CPU time.
+              node('db.query', 1, [at(spanA, 0)]),
+            ],
+          ),
+          // More contexts than hits: the extra one adds CPU time only.
+          node('worker', 1, [at(spanB, 1), at(spanB, 2)]),
+        ],
+      ),
+      node('(program)', 40),
+      // Idle, with a context left set or without one: the thread waits for work, for no one: dropped.
+      node('(idle)', 2, [at(spanB, 0), at(undefined, 0)]),
+      node('(garbage collector)', 2, [at(undefined, 4), at(undefined, 4)]),
+    ],
+    { nonJSThreadsCpuTime: 9 * MS },
+  );
 }
 
 interface View {
@@ -122,9 +135,15 @@ describe('buildTimeProfiles', () => {
 
       it('has the sample types and period type Pyroscope names it by, and is named as Grafana expects', () => {
         const profile = decoded();
-        assert.deepEqual(sampleTypeNames(profile), [{ type: 'samples', unit: 'count' }, { type: v.which, unit: 'nanoseconds' }]);
+        assert.deepEqual(sampleTypeNames(profile), [
+          { type: 'samples', unit: 'count' },
+          { type: v.which, unit: 'nanoseconds' },
+        ]);
         assert.ok(profile.periodType);
-        assert.deepEqual({ type: stringAt(profile, profile.periodType.type), unit: stringAt(profile, profile.periodType.unit) }, { type: v.which, unit: 'nanoseconds' });
+        assert.deepEqual(
+          { type: stringAt(profile, profile.periodType.type), unit: stringAt(profile, profile.periodType.unit) },
+          { type: v.which, unit: 'nanoseconds' },
+        );
         assert.equal(Number(profile.period), INTERVAL_US * 1000);
         assert.equal(metricNameOf(profile), v.metric);
         assert.deepEqual(profileTypeIdsOf(profile, v.metric), v.typeIds);
@@ -159,14 +178,22 @@ describe('buildTimeProfiles', () => {
     // 300 request chains 6 deep, each function its own; each tree samples every chain's leaf in
     // a span of its own and in no span: 1 800 stacks, 900 spans, their tables grown many times.
     const CHAINS = 300;
-    const spans = Array.from({ length: CHAINS * 3 }, (_, i) => new SpanLabels(i.toString(16).padStart(16, '0'), '4bf92f3577b34da6a3ce929d0e0e4736', { name: `GET /r/${i}` }));
+    const spans = Array.from(
+      { length: CHAINS * 3 },
+      (_, i) => new SpanLabels(i.toString(16).padStart(16, '0'), '4bf92f3577b34da6a3ce929d0e0e4736', { name: `GET /r/${i}` }),
+    );
     const server = node('server', 0);
     const functions = Array.from({ length: CHAINS }, (_, c) => Array.from({ length: 6 }, (_, depth) => node(`c${c}d${depth}`, 0)));
     const tree = (round: number) => {
       const chain = (c: number, depth: number): TimeProfileNode => {
         const fn = functions[c]![depth]!;
         const leaf = depth === 5;
-        return { ...fn, hitCount: leaf ? 2 : 0, contexts: leaf ? [at(spans[round * CHAINS + c], c + 1), at(undefined, 1)] : [], children: leaf ? [] : [chain(c, depth + 1)] };
+        return {
+          ...fn,
+          hitCount: leaf ? 2 : 0,
+          contexts: leaf ? [at(spans[round * CHAINS + c], c + 1), at(undefined, 1)] : [],
+          children: leaf ? [] : [chain(c, depth + 1)],
+        };
       };
       return window([{ ...server, children: Array.from({ length: CHAINS }, (_, c) => chain(c, 0)) }], { totalHitCount: 2 * CHAINS });
     };
@@ -174,7 +201,10 @@ describe('buildTimeProfiles', () => {
     const got = new Map(views(cpu).map((v) => [`${v.stack} ${v.labels.span_id ?? '-'}`, v.values]));
     assert.equal(got.size, CHAINS * 3 + CHAINS, 'one sample per chain and span, one per chain for no span');
     for (let c = 0; c < CHAINS; c++) {
-      const stack = [5, 4, 3, 2, 1, 0].map((depth) => `c${c}d${depth}`).concat('server').join(' < ');
+      const stack = [5, 4, 3, 2, 1, 0]
+        .map((depth) => `c${c}d${depth}`)
+        .concat('server')
+        .join(' < ');
       for (let round = 0; round < 3; round++) assert.deepEqual(got.get(`${stack} ${spans[round * CHAINS + c]!.spanId}`), [1, (c + 1) * MS]);
       assert.deepEqual(got.get(`${stack} -`), [3, 3 * MS], 'no span: summed over the three trees');
     }
@@ -186,7 +216,13 @@ describe('buildTimeProfiles', () => {
     const slow = { ...window([node('g', 500, [at(undefined, 1)])]), totalHitCount: 500 };
     const wall = roundTrip(runNow(buildTimeProfiles([busy, slow], FROM_MS, build())).get('wall')!);
     assert.equal(Number(wall.period), 15 * MS, '30 s over 2 000 hits');
-    assert.deepEqual(views(wall).map((v) => [v.stack, v.values]), [['f', [1500, 1500 * 15 * MS]], ['g', [500, 500 * 15 * MS]]]);
+    assert.deepEqual(
+      views(wall).map((v) => [v.stack, v.values]),
+      [
+        ['f', [1500, 1500 * 15 * MS]],
+        ['g', [500, 500 * 15 * MS]],
+      ],
+    );
   });
 
   it('every CPU sample carries CPU time; idle and I/O-wait samples are not CPU work', () => {
@@ -202,7 +238,10 @@ describe('buildTimeProfiles', () => {
     span.name = 'GET /orders/:id';
     const wall = runNow(buildTimeProfiles([tree], FROM_MS, build({ traceIdLabel: true }))).get('wall');
     assert.ok(wall);
-    assert.deepEqual(views(roundTrip(wall)).map((v) => v.labels), [{ span_id: '1111111111111111', span_name: 'GET /orders/:id', trace_id: '22222222222222222222222222222222' }]);
+    assert.deepEqual(
+      views(roundTrip(wall)).map((v) => v.labels),
+      [{ span_id: '1111111111111111', span_name: 'GET /orders/:id', trace_id: '22222222222222222222222222222222' }],
+    );
   });
 
   it('a sample the span rule rejects (say, after the span ended) stays in the profile, unlabelled', () => {
@@ -218,7 +257,16 @@ describe('buildTimeProfiles', () => {
     const fold = new TimeFold(spanOfSample(INTERVAL_US));
     /** A tree stopped when the epoch led the monotonic clock by `offset`, its samples taken at monotonic `takenAt` (µs). */
     const stoppedAt = (offset: number, name: string, takenAt: number[]) =>
-      fold.add(window([node(name, takenAt.length, takenAt.map((t) => ({ context: labels, timestamp: BigInt(offset + t), cpuTime: MS })))]), offset);
+      fold.add(
+        window([
+          node(
+            name,
+            takenAt.length,
+            takenAt.map((t) => ({ context: labels, timestamp: BigInt(offset + t), cpuTime: MS })),
+          ),
+        ]),
+        offset,
+      );
     const epoch = 1_700_000_000_000_000;
     stoppedAt(epoch, 'steady', [9_000_000, 9_999_000]);
     // The system clock stepped 1.5 s forward, then 0.7 s back, after the span ended.
@@ -227,12 +275,15 @@ describe('buildTimeProfiles', () => {
     const wall = runNow(threadsPart([{ name: 'main', fold }], build()).build(FROM_MS, undefined)).get('wall');
     assert.ok(wall);
     const label = { span_id: '1111111111111111', span_name: 'GET /' };
-    assert.deepEqual(views(roundTrip(wall)), sorted([
-      { stack: 'steady', labels: label, values: [2, 20 * MS] },
-      { stack: 'stepped-forward', labels: label, values: [2, 20 * MS] },
-      { stack: 'stepped-back', labels: label, values: [1, 10 * MS] },
-      { stack: 'stepped-back', labels: {}, values: [2, 20 * MS] },
-    ]));
+    assert.deepEqual(
+      views(roundTrip(wall)),
+      sorted([
+        { stack: 'steady', labels: label, values: [2, 20 * MS] },
+        { stack: 'stepped-forward', labels: label, values: [2, 20 * MS] },
+        { stack: 'stepped-back', labels: label, values: [1, 10 * MS] },
+        { stack: 'stepped-back', labels: {}, values: [2, 20 * MS] },
+      ]),
+    );
   });
 
   it('weighs a sample by the mean interval the sampler achieved, within [asked, 2 × asked]', () => {
@@ -265,17 +316,20 @@ describe('buildTimeProfiles', () => {
     assert.equal(Number(fn.startLine), line * 2, "start_line: the function's first line, in the source");
   });
 
-  it("gives each function its start line, and two functions of one name in one file stay two", () => {
+  it('gives each function its start line, and two functions of one name in one file stay two', () => {
     const first = node('handle', 1, [at(undefined, 1)]);
     const second = node('handle', 1, [at(undefined, 1)]);
     const wall = runNow(buildTimeProfiles([window([first, second])], FROM_MS, build())).get('wall');
     assert.ok(wall);
     const profile = roundTrip(wall);
     const functions = profile.function.map((fn) => [stringAt(profile, fn.name), Number(fn.startLine)]);
-    assert.deepEqual(functions.sort((a, b) => Number(a[1]) - Number(b[1])), [
-      ['handle', first.lineNumber],
-      ['handle', second.lineNumber],
-    ]);
+    assert.deepEqual(
+      functions.sort((a, b) => Number(a[1]) - Number(b[1])),
+      [
+        ['handle', first.lineNumber],
+        ['handle', second.lineNumber],
+      ],
+    );
   });
 
   const wanted: { wanted: ProfileType[]; withCpu: boolean; keys: ProfileType[] }[] = [
@@ -341,7 +395,14 @@ describe('the CPU time of idle and (program) ticks', () => {
 
   it('a (program) tick after a busy one is counted with it; one after an idle tick stays out, as before', () => {
     const fold = new TimeFold(spanOf);
-    fold.add(window([node('(program)', 2, [timed(undefined, 4, 2_000), timed(undefined, 7, 4_000)]), node('task', 1, [timed(spanB, 1, 1_000)]), node('(idle)', 1, [timed(undefined, 0, 3_000)])]), 0);
+    fold.add(
+      window([
+        node('(program)', 2, [timed(undefined, 4, 2_000), timed(undefined, 7, 4_000)]),
+        node('task', 1, [timed(spanB, 1, 1_000)]),
+        node('(idle)', 1, [timed(undefined, 0, 3_000)]),
+      ]),
+      0,
+    );
     assert.deepEqual(cpuOf(fold), [['task', 'job', 5]]);
   });
 
@@ -390,7 +451,17 @@ describe('threads', () => {
     // Same script id, line and column on both threads, different code.
     mainFold.add(window([{ ...node('serve', 1, [at(spanA, 1)]), scriptId: 3, lineNumber: 5, columnNumber: 1, scriptName: 'file:///app/server.js' }]), 0);
     workerFold.add(window([{ ...node('crunch', 1, [at(spanA, 2)]), scriptId: 3, lineNumber: 5, columnNumber: 1, scriptName: 'file:///app/task.js' }]), 0);
-    const cpu = roundTrip(runNow(threadsPart([{ name: 'main', fold: mainFold }, { name: 'cruncher', fold: workerFold }], build()).build(FROM_MS, undefined)).get('cpu')!);
+    const cpu = roundTrip(
+      runNow(
+        threadsPart(
+          [
+            { name: 'main', fold: mainFold },
+            { name: 'cruncher', fold: workerFold },
+          ],
+          build(),
+        ).build(FROM_MS, undefined),
+      ).get('cpu')!,
+    );
     const seen = cpu.sample.map((s) => [functionNamesOf(cpu, s).join(' < '), labelsOf(cpu, s).thread_name, labelsOf(cpu, s).span_id]).sort();
     assert.deepEqual(seen, [
       ['crunch', 'cruncher', spanA.spanId],

@@ -40,7 +40,11 @@ it('a warm-up that fails is left for the first upload: nothing is thrown', () =>
     },
   } as unknown as HttpSender;
   const upstream = { prepare: () => void prepared.push('upstream'), settle: () => Promise.resolve() } as unknown as Upstream;
-  const log = new Logger('warn', (text) => text, () => undefined);
+  const log = new Logger(
+    'warn',
+    (text) => text,
+    () => undefined,
+  );
   const uploads = new Uploads(sender, [upstream], log, { shutdownTimeoutMs: 1000, proxy: undefined });
   assert.doesNotThrow(() => uploads.prepare());
   assert.deepEqual(prepared, [], 'the warm-up stops at its first failure');

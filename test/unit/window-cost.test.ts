@@ -42,13 +42,27 @@ it("the encoder publishes each window's stops, slices and size on its diagnostic
   const onCost = (cost: unknown) => published.push(cost as WindowCost);
   subscribe(WINDOW_COST_CHANNEL, onCost);
   try {
-    const encoder = new WindowEncoder(new Logger('debug', (t) => t, (line) => lines.push(line)), PPROF);
+    const encoder = new WindowEncoder(
+      new Logger(
+        'debug',
+        (t) => t,
+        (line) => lines.push(line),
+      ),
+      PPROF,
+    );
     const window: ProfileWindow = {
       from: 1_700_000_000_000,
       until: 1_700_000_015_000,
       longestStopMs: 2.25,
       stops: 3,
-      parts: [timePart([leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 }))], { intervalMicros: 10_000, types: ['cpu', 'wall'], spanOf: () => undefined, traceIdLabel: false })],
+      parts: [
+        timePart([leafWindow(200, () => ({ timestamp: 0n, cpuTime: 1_000_000 }))], {
+          intervalMicros: 10_000,
+          types: ['cpu', 'wall'],
+          spanOf: () => undefined,
+          traceIdLabel: false,
+        }),
+      ],
     };
     const encoded = await new Promise<EncodedProfile[]>((resolve, reject) => encoder.encode(window, (_, profiles) => resolve(profiles), reject));
 

@@ -25,10 +25,17 @@ function notice(text: string): void {
 export function openRecording(config: Config, local: NonNullable<Config['local']>, log: Logger): LocalRecorder | undefined {
   const base = path.resolve(local.dir);
   try {
-    const recorder = new LocalRecorder(config, base, log, { pyroRunVersion: pyroRunVersion(), command: process.argv.slice(1), startedAt: new Date() }, (dir, manifest) => {
-      if (!local.quiet) closingNotice(dir, manifest, log);
-    });
-    if (!local.quiet) notice(`recording to ${path.relative(process.cwd(), recorder.dir) || '.'} (local mode${config.local?.forced ? '' : ': no backend configured'})`);
+    const recorder = new LocalRecorder(
+      config,
+      base,
+      log,
+      { pyroRunVersion: pyroRunVersion(), command: process.argv.slice(1), startedAt: new Date() },
+      (dir, manifest) => {
+        if (!local.quiet) closingNotice(dir, manifest, log);
+      },
+    );
+    if (!local.quiet)
+      notice(`recording to ${path.relative(process.cwd(), recorder.dir) || '.'} (local mode${config.local?.forced ? '' : ': no backend configured'})`);
     return recorder;
   } catch (error) {
     log.warn(`cannot record into ${base}: ${describeDiskError(error)}; the app runs without recording`);

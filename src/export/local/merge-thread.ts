@@ -74,7 +74,18 @@ export class MergeThread {
       // A port of its own, not the Worker's: a 'message' listener on a Worker holds the process open, unref'd or not.
       const { port1, port2 } = new threads.MessageChannel();
       const data: MergeThreadData = { port: port2 };
-      const worker = unannounced(() => new threads.Worker(this.script, { execArgv: [], env: {}, stdout: true, stderr: true, name: 'pyro-run merge', workerData: data, transferList: [port2] }));
+      const worker = unannounced(
+        () =>
+          new threads.Worker(this.script, {
+            execArgv: [],
+            env: {},
+            stdout: true,
+            stderr: true,
+            name: 'pyro-run merge',
+            workerData: data,
+            transferList: [port2],
+          }),
+      );
       worker.unref();
       worker.on('error', (error) => this.failed(error));
       worker.on('exit', (code) => this.failed(new Error(`it exited with code ${code}`)));
@@ -103,7 +114,10 @@ export class MergeThread {
     this.here = true;
     this.port?.close();
     void this.worker?.terminate().catch(() => undefined);
-    this.log.warnOnce('merge-thread', `could not merge profile windows in a thread of their own (${reason(error)}); they are merged on the app's thread from now on`);
+    this.log.warnOnce(
+      'merge-thread',
+      `could not merge profile windows in a thread of their own (${reason(error)}); they are merged on the app's thread from now on`,
+    );
     for (const job of this.takeWaiting()) mergedHere(job.parts).then(job.resolve, job.reject);
   }
 

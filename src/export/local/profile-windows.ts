@@ -157,7 +157,11 @@ export class ProfileWindows {
   private advance(incoming: Incoming): Merge | undefined {
     for (;;) {
       const cap = this.parts.caps.forGrowth(incoming.bytes);
-      const step = nextWindowStep({ windows: this.onDisk.map((w) => w.bytes), used: this.parts.manifest.counts.bytes, cap: cap.bytes }, incoming.bytes, incoming);
+      const step = nextWindowStep(
+        { windows: this.onDisk.map((w) => w.bytes), used: this.parts.manifest.counts.bytes, cap: cap.bytes },
+        incoming.bytes,
+        incoming,
+      );
       incoming.mergeRefused = false;
       switch (step.step) {
         case 'write':
@@ -195,7 +199,11 @@ export class ProfileWindows {
     const { manifest, caps } = this.parts;
     const bytes = merged?.reduce((sum, p) => sum + p.body.byteLength, 0) ?? Number.POSITIVE_INFINITY;
     const growth = bytes - older.bytes;
-    if (merged === undefined || !mergeSaves(older.bytes, newer?.bytes ?? incoming.bytes, bytes) || (newer === undefined && !fits({ used: manifest.counts.bytes, cap: caps.forGrowth(growth).bytes }, growth))) {
+    if (
+      merged === undefined ||
+      !mergeSaves(older.bytes, newer?.bytes ?? incoming.bytes, bytes) ||
+      (newer === undefined && !fits({ used: manifest.counts.bytes, cap: caps.forGrowth(growth).bytes }, growth))
+    ) {
       incoming.mergeRefused = newer !== undefined;
       return false;
     }
@@ -207,7 +215,10 @@ export class ProfileWindows {
     counts.bytes += growth;
     counts.profileFiles += files.length - older.files.length;
     counts.thinnedWindows++;
-    this.parts.log.warnOnce('cap-thin', `the recording reached its cap; older profile windows are merged to make room: their samples keep their endpoint, not their span (counted in run.json)`);
+    this.parts.log.warnOnce(
+      'cap-thin',
+      `the recording reached its cap; older profile windows are merged to make room: their samples keep their endpoint, not their span (counted in run.json)`,
+    );
     const thinned = { seq: older.seq, files, bytes };
     if (newer === undefined) {
       this.onDisk.splice(at, 1, thinned);
@@ -246,7 +257,10 @@ export class ProfileWindows {
 
   private drop(incoming: Incoming, cap: Cap): void {
     this.parts.manifest.counts.droppedWindows++;
-    this.parts.log.warnOnce('cap-window-too-big', `a profile window (${incoming.bytes} bytes) is larger than the room left under ${cap.words}; it is not recorded (counted in run.json)`);
+    this.parts.log.warnOnce(
+      'cap-window-too-big',
+      `a profile window (${incoming.bytes} bytes) is larger than the room left under ${cap.words}; it is not recorded (counted in run.json)`,
+    );
     this.parts.manifest.write();
   }
 
@@ -257,7 +271,10 @@ export class ProfileWindows {
     counts.bytes -= oldest.bytes;
     counts.profileFiles -= oldest.files.length;
     counts.droppedWindows++;
-    this.parts.log.warnOnce(cap.byTotal ? 'total-cap-windows' : 'cap-windows', `the recording reached ${cap.words}; the oldest profile windows are deleted to make room (counted in run.json)`);
+    this.parts.log.warnOnce(
+      cap.byTotal ? 'total-cap-windows' : 'cap-windows',
+      `the recording reached ${cap.words}; the oldest profile windows are deleted to make room (counted in run.json)`,
+    );
   }
 
   /** A merge that failed (a file that does not decode) saves nothing: said at debug level. */

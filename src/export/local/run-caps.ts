@@ -52,7 +52,10 @@ export class RunCaps {
   forSpans(spanBytes: number): { left: number; limit: string } {
     const { counts, capBytes } = this.manifest.data;
     const room = spanRoom(capBytes, spanBytes, counts.bytes, this.manifest.room());
-    return { left: room.left, limit: room.byShare ? `the ${megabytes(capBytes * SPAN_SHARE_OF_CAP)} of its cap that spans may take` : `its ${megabytes(capBytes)} cap` };
+    return {
+      left: room.left,
+      limit: room.byShare ? `the ${megabytes(capBytes * SPAN_SHARE_OF_CAP)} of its cap that spans may take` : `its ${megabytes(capBytes)} cap`,
+    };
   }
 
   /** At the end: the removals of older runs still under way are finished. */

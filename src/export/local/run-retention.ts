@@ -102,7 +102,10 @@ export class TotalCap {
       }
       return this.capBytes - this.runs.reduce((sum, run) => sum + run.bytes, 0);
     } catch (error) {
-      this.log.warnOnce('total-cap-read', `cannot read ${this.baseDir} to keep its recordings under ${megabytes(this.capBytes)}: ${reason(error)}; only this run's own cap applies`);
+      this.log.warnOnce(
+        'total-cap-read',
+        `cannot read ${this.baseDir} to keep its recordings under ${megabytes(this.capBytes)}: ${reason(error)}; only this run's own cap applies`,
+      );
       return Number.POSITIVE_INFINITY;
     }
   }

@@ -81,7 +81,10 @@ export class SpanFiles {
         return;
       }
       counts.droppedSpans += batch.length;
-      this.log.warnOnce('cap-spans', `the recording reached ${room === true ? limit : room}; further span details are not recorded (counted in run.json; every request is still counted in the endpoint totals, and profiles keep their room)`);
+      this.log.warnOnce(
+        'cap-spans',
+        `the recording reached ${room === true ? limit : room}; further span details are not recorded (counted in run.json; every request is still counted in the endpoint totals, and profiles keep their room)`,
+      );
       return;
     }
     try {

@@ -57,7 +57,15 @@ class SummarizedRoot implements ReadableSpan {
 
   constructor(span: ReadableSpan) {
     this.context = span.spanContext();
-    ({ name: this.name, kind: this.kind, parentSpanContext: this.parentSpanContext, startTime: this.startTime, endTime: this.endTime, duration: this.duration, status: this.status } = span);
+    ({
+      name: this.name,
+      kind: this.kind,
+      parentSpanContext: this.parentSpanContext,
+      startTime: this.startTime,
+      endTime: this.endTime,
+      duration: this.duration,
+      status: this.status,
+    } = span);
     ({ resource: this.resource, instrumentationScope: this.instrumentationScope } = span);
     for (const key of LOOK_BACK_ATTRIBUTES) {
       const value = span.attributes[key];

@@ -131,7 +131,9 @@ class Dictionary {
 
   /** A pprof location (and its functions) of `source`, whose string table its indices point into. */
   location(location: PprofLocation, source: Source): number {
-    return this.locations.index(location, () => location.line.map((line): [number, number] => [this.function(source.functions.get(Number(line.functionId)), source), Number(line.line)]));
+    return this.locations.index(location, () =>
+      location.line.map((line): [number, number] => [this.function(source.functions.get(Number(line.functionId)), source), Number(line.line)]),
+    );
   }
 
   stack(locations: number[]): number {
@@ -149,7 +151,12 @@ class Dictionary {
   private function(fn: PprofFunction | undefined, source: Source): number {
     if (fn === undefined) return 0;
     const text = (index: number | bigint) => this.string(source.strings[Number(index)] ?? '');
-    return this.functions.index(fn, () => ({ name: text(fn.name), systemName: text(fn.systemName), filename: text(fn.filename), startLine: Number(fn.startLine) }));
+    return this.functions.index(fn, () => ({
+      name: text(fn.name),
+      systemName: text(fn.systemName),
+      filename: text(fn.filename),
+      startLine: Number(fn.startLine),
+    }));
   }
 }
 
@@ -277,7 +284,8 @@ function dictionaryMessage(w: Writer, d: Dictionary): void {
     w.string(value);
   }
   for (const attribute of d.attributes.entries) nested(w, DICTIONARY_ATTRIBUTES, 1, attribute, undefined, attributeMessage);
-  for (const stack of d.stacks.entries) nested(w, DICTIONARY_STACKS, 2, stack, undefined, (w2, indices) => indices.length > 0 && packed(w2, STACK_LOCATION_INDICES, indices));
+  for (const stack of d.stacks.entries)
+    nested(w, DICTIONARY_STACKS, 2, stack, undefined, (w2, indices) => indices.length > 0 && packed(w2, STACK_LOCATION_INDICES, indices));
 }
 
 function locationMessage(w: Writer, lines: [number, number][]): void {

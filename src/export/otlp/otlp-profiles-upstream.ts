@@ -50,7 +50,10 @@ export class OtlpProfilesUpstream implements Upstream {
   ) {
     this.renameService(serviceName);
     const scope = { name: SCOPE_NAME, version: options.version };
-    const format: WireFormat<Body> = { encode: (profiles, window) => requestBodies({ profiles, from: window.from, until: window.until, resource: this.resource, scope }), gzip: options.gzip };
+    const format: WireFormat<Body> = {
+      encode: (profiles, window) => requestBodies({ profiles, from: window.from, until: window.until, resource: this.resource, scope }),
+      gzip: options.gzip,
+    };
     this.uploads = new WindowUploads(format, (window, bodies) => this.requests(window, bodies), send, log);
   }
 

@@ -41,10 +41,18 @@ export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_OTLP
   // The JSON serializer is loaded, or ours run once, at start-up (the uploads' warm-up, uploads.ts), not at the first batch.
   const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
   const { timeoutMs } = traces;
-  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({ kind: 'spans', url, headers, body, timeoutMs, what: `${countText(spans.length, 'span')} (${sizeText(body.length)})` });
+  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({
+    kind: 'spans',
+    url,
+    headers,
+    body,
+    timeoutMs,
+    what: `${countText(spans.length, 'span')} (${sizeText(body.length)})`,
+  });
   const { build, fromBody } = requestsWithin(serialize, request, maxBytes);
   // A batch over the bound is split synchronously: rare (huge spans), and each piece is encoded again.
-  const sliced = async (spans: ReadableSpan[]): Promise<Outgoing[]> => (json ? build(spans) : fromBody(spans, await runSliced(encodeTraceSteps(spans), SLICE_MS)));
+  const sliced = async (spans: ReadableSpan[]): Promise<Outgoing[]> =>
+    json ? build(spans) : fromBody(spans, await runSliced(encodeTraceSteps(spans), SLICE_MS));
   return Object.assign(build, { sliced, prepare: () => void (json ? otlpJsonTraceSerializer() : prepareTraceEncoder()) });
 }
 
@@ -104,7 +112,11 @@ export function requestsWithin<T>(
 }
 
 /** The request with `body`, its gzip of the request's own body, marked as such. */
-export const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({ ...request, body, headers: { ...request.headers, 'content-encoding': GZIP_CONTENT_ENCODING } });
+export const gzipped = (request: Outgoing, body: Uint8Array): Outgoing => ({
+  ...request,
+  body,
+  headers: { ...request.headers, 'content-encoding': GZIP_CONTENT_ENCODING },
+});
 
 /** `3 spans`, `1 log record`. */
 export function countText(count: number, noun: string): string {

@@ -41,7 +41,14 @@ export class OtlpSignalSender<T> {
   ) {
     const { endpoint: url, timeoutMs, protocol } = signal;
     const headers = { ...signal.headers, 'content-type': protocol === 'http/json' ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };
-    const request = (items: T[], body: Uint8Array): Outgoing => ({ kind: encoding.kind, url, headers, body, timeoutMs, what: `${encoding.what(items)} (${sizeText(body.length)})` });
+    const request = (items: T[], body: Uint8Array): Outgoing => ({
+      kind: encoding.kind,
+      url,
+      headers,
+      body,
+      timeoutMs,
+      what: `${encoding.what(items)} (${sizeText(body.length)})`,
+    });
     // The serializer is loaded at the first use (normally prepare()), not here.
     this.requests = requestsWithin((items: T[]) => this.serializer()(items), request, MAX_OTLP_REQUEST_BYTES).build;
   }

@@ -21,8 +21,15 @@ function ingestPprof(log: Logger): WireFormat<ProfileType> {
       for (const [type, profile] of profiles) {
         if (profile.sample.length === 0) continue;
         const { pieces, droppedSamples } = yield* encodeWithinLimits(profile);
-        if (pieces.length > 1) log.debug(`${type} profile of ${windowText(window)}: ${profile.sample.length} samples, sent as ${pieces.length} profiles within Pyroscope's limits (${MAX_PROFILE_SAMPLES} samples, ${MAX_PROFILE_BYTES} bytes)`);
-        if (droppedSamples > 0) log.warnOnce('ingest-limits', `${droppedSamples} samples of a ${type} profile were each bigger than Pyroscope's ${MAX_PROFILE_BYTES} bytes on their own, and were left out`);
+        if (pieces.length > 1)
+          log.debug(
+            `${type} profile of ${windowText(window)}: ${profile.sample.length} samples, sent as ${pieces.length} profiles within Pyroscope's limits (${MAX_PROFILE_SAMPLES} samples, ${MAX_PROFILE_BYTES} bytes)`,
+          );
+        if (droppedSamples > 0)
+          log.warnOnce(
+            'ingest-limits',
+            `${droppedSamples} samples of a ${type} profile were each bigger than Pyroscope's ${MAX_PROFILE_BYTES} bytes on their own, and were left out`,
+          );
         for (const body of pieces) out.push({ type, body });
       }
       return out;
@@ -57,8 +64,10 @@ export class PyroscopeUpstream implements Upstream {
   /** What an earlier process of this service kept for this server as it died (spool.ts), sent now. */
   private sendSpooled(): void {
     const spooled = takeSpooled(spoolDirOf(this.pyroscope.spoolDir), spoolServer(this.pyroscope.serverAddress), this.serviceName);
-    for (const { from, until, type, body } of spooled) this.send(this.request({ from, until }, type, body, 'kept by an earlier process when it hit its heap limit'));
-    if (spooled.length > 0) this.log.info(`sending ${spooled.length} profile${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
+    for (const { from, until, type, body } of spooled)
+      this.send(this.request({ from, until }, type, body, 'kept by an earlier process when it hit its heap limit'));
+    if (spooled.length > 0)
+      this.log.info(`sending ${spooled.length} profile${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
   }
 
   outOfMemorySync(window: ProfileWindow): void {
@@ -79,7 +88,9 @@ export class PyroscopeUpstream implements Upstream {
     this.serviceName = serviceName;
     const profileName = sanitizeAppName(serviceName);
     if (profileName !== serviceName && serviceNameLabel(serviceName) === undefined) {
-      this.log.warn(`service name "${serviceName}" has characters Pyroscope does not allow; profiles are filed as "${profileName}", so Grafana's link from spans to profiles needs that name mapped`);
+      this.log.warn(
+        `service name "${serviceName}" has characters Pyroscope does not allow; profiles are filed as "${profileName}", so Grafana's link from spans to profiles needs that name mapped`,
+      );
     }
   }
 

@@ -3,7 +3,17 @@ import { otelApi } from '../../vendor.js';
 import { type Logger, reason } from '../../log.js';
 import { type FlushResult, sendBeforeExit } from './final-flush.js';
 import { createAgent } from './dispatcher.js';
-import { MAX_REPLY_BYTES, type Outgoing, type Transport, endpointOf, isRetryableStatus, releaseReply, replyExcerpt, retryAfterMs, routeOf } from './outgoing.js';
+import {
+  MAX_REPLY_BYTES,
+  type Outgoing,
+  type Transport,
+  endpointOf,
+  isRetryableStatus,
+  releaseReply,
+  replyExcerpt,
+  retryAfterMs,
+  routeOf,
+} from './outgoing.js';
 import type { OriginTls } from './origin-tls.js';
 import type { ProxySettings } from '../../config/proxy.js';
 import { warmUpOnLoopback } from './loopback-warm-up.js';
@@ -90,7 +100,9 @@ export class HttpSender {
     this.transport = { timeoutMs: options.timeoutMs, tlsSkipVerify: options.tlsSkipVerify === true, proxy: options.proxy, originTls: options.originTls ?? [] };
     // The final flush at exit sends from a worker: it must connect exactly as we do.
     if (this.transport.tlsSkipVerify) {
-      options.log.warn('TLS certificate verification is off (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY): anyone on the network path can impersonate the backends and read the uploads and their credentials');
+      options.log.warn(
+        'TLS certificate verification is off (PYRO_RUN_INSECURE_SKIP_TLS_VERIFY): anyone on the network path can impersonate the backends and read the uploads and their credentials',
+      );
     }
   }
 
@@ -182,7 +194,18 @@ export class HttpSender {
   private lane(kind: Kind): Lane {
     let lane = this.lanes.get(kind);
     if (!lane) {
-      lane = { kind, queue: [], current: undefined, running: false, failures: 0, downAtShutdown: false, fallbackAdopted: false, abort: undefined, backoffTimer: undefined, wakeBackoff: undefined };
+      lane = {
+        kind,
+        queue: [],
+        current: undefined,
+        running: false,
+        failures: 0,
+        downAtShutdown: false,
+        fallbackAdopted: false,
+        abort: undefined,
+        backoffTimer: undefined,
+        wakeBackoff: undefined,
+      };
       this.lanes.set(kind, lane);
     }
     return lane;
@@ -200,7 +223,10 @@ export class HttpSender {
       for (const lane of this.lanes.values()) if (!longest || lane.queue.length > longest.queue.length) longest = lane;
       const dropped = longest!.queue.shift()!;
       this.stats.dropped++;
-      this.options.log.warnOnce(`queue-full:${dropped.kind}`, `${dropped.kind} queue is full (${this.options.maxQueued} requests waiting; ${endpointOf(dropped.url)} is not taking them); dropping the oldest. Dropped so far: ${this.stats.dropped}`);
+      this.options.log.warnOnce(
+        `queue-full:${dropped.kind}`,
+        `${dropped.kind} queue is full (${this.options.maxQueued} requests waiting; ${endpointOf(dropped.url)} is not taking them); dropping the oldest. Dropped so far: ${this.stats.dropped}`,
+      );
     }
   }
 

@@ -23,7 +23,11 @@ export async function warmUpOnLoopback(undici: Undici, transport: Pick<Transport
   const dispatcher = createAgent(undici, { timeoutMs: transport.timeoutMs, tlsSkipVerify: false, proxy: undefined, originTls: [] }, { unrefSockets: true });
   try {
     const { port } = server.address() as AddressInfo;
-    const reply = await undici.post(dispatcher, { kind: 'spans', url: `http://127.0.0.1:${port}/`, headers: {}, body: new Uint8Array(0), what: 'warm-up' }, AbortSignal.timeout(transport.timeoutMs));
+    const reply = await undici.post(
+      dispatcher,
+      { kind: 'spans', url: `http://127.0.0.1:${port}/`, headers: {}, body: new Uint8Array(0), what: 'warm-up' },
+      AbortSignal.timeout(transport.timeoutMs),
+    );
     releaseReply(reply.body);
   } finally {
     server.close();

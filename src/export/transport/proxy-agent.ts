@@ -33,7 +33,12 @@ function proxyAgent(parts: ProxyParts, proxy: ProxyEndpoint, recipe: ProxyRecipe
     proxyTls: recipe.toProxy,
     requestTls: recipe.toBackend,
     // The connections CONNECT is sent on: a tunnel's socket is one of them.
-    clientFactory: (origin, options) => new parts.TunnelPool(origin, { ...(options as PoolOptions), connect: recipe.own((options as PoolOptions).connect), headersTimeout: recipe.tunnelTimeoutMs }),
+    clientFactory: (origin, options) =>
+      new parts.TunnelPool(origin, {
+        ...(options as PoolOptions),
+        connect: recipe.own((options as PoolOptions).connect),
+        headersTimeout: recipe.tunnelTimeoutMs,
+      }),
     // Per backend through a tunnel, and per proxy for absolute-form requests.
     factory: (origin, options) => new parts.Pool(origin, { ...(options as PoolOptions), connect: recipe.own((options as PoolOptions).connect) }),
   });
@@ -44,7 +49,12 @@ function proxyAgent(parts: ProxyParts, proxy: ProxyEndpoint, recipe: ProxyRecipe
  * NO_PROXY), or `direct`; one ProxyAgent per proxy, made at its first request. `all`: every
  * dispatcher made so far, to close them as one (origin-routes.ts).
  */
-export function proxyRoutes(parts: ProxyParts, direct: Dispatcher, settings: ProxySettings, recipe: ProxyRecipe): { route: (origin: string) => Dispatcher; all: () => Dispatcher[] } {
+export function proxyRoutes(
+  parts: ProxyParts,
+  direct: Dispatcher,
+  settings: ProxySettings,
+  recipe: ProxyRecipe,
+): { route: (origin: string) => Dispatcher; all: () => Dispatcher[] } {
   const agents = new Map<string, Dispatcher>();
   const routes = new Map<string, Dispatcher>();
   const route = (origin: string): Dispatcher => {

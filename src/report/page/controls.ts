@@ -9,7 +9,13 @@ export function renderToggle(): void {
   const toggle = byTestId('type-toggle');
   for (const kind of shownKinds) {
     const title = kindLabel(kind);
-    toggle.append(el('button', { type: 'button', 'data-kind': kind, 'data-testid': `type-${kind}`, 'aria-pressed': 'false' }, title.charAt(0).toUpperCase() + title.slice(1)));
+    toggle.append(
+      el(
+        'button',
+        { type: 'button', 'data-kind': kind, 'data-testid': `type-${kind}`, 'aria-pressed': 'false' },
+        title.charAt(0).toUpperCase() + title.slice(1),
+      ),
+    );
   }
 }
 

@@ -55,7 +55,12 @@ export function threadTree(tree: FlameTree, thread: number): FlameTree {
   // A thread with no sample in the view gets an empty root: drawn as "no samples".
   let own: FlameTree = { frame: [-1], depth: [0], self: [0], total: [0] };
   if (values) {
-    const nodes: FlameTree = { frame: values.node.map((i) => tree.frame[i]!), depth: values.node.map((i) => tree.depth[i]!), self: values.self, total: values.total };
+    const nodes: FlameTree = {
+      frame: values.node.map((i) => tree.frame[i]!),
+      depth: values.node.map((i) => tree.depth[i]!),
+      self: values.self,
+      total: values.total,
+    };
     const { end } = layout(nodes);
     own = { frame: [], depth: [], self: [], total: [] };
     const open = [0];

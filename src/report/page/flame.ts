@@ -78,7 +78,13 @@ export function renderFlame(): void {
   if (tree.total[0]! <= 0) {
     box.style.height = '';
     delete box.dataset.zoomRoot;
-    box.append(el('div', { class: 'flame-empty', 'data-testid': 'flame-empty' }, `No ${kindLabel(state.kind)} samples in this view${state.thread < 0 ? '' : ` on the ${threadName()} thread`}.`));
+    box.append(
+      el(
+        'div',
+        { class: 'flame-empty', 'data-testid': 'flame-empty' },
+        `No ${kindLabel(state.kind)} samples in this view${state.thread < 0 ? '' : ` on the ${threadName()} thread`}.`,
+      ),
+    );
     byTestId<HTMLButtonElement>('flame-reset').disabled = true;
     applySearch();
     return;

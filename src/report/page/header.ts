@@ -15,8 +15,16 @@ export function renderHeader(): void {
   const meta = byTestId('run-meta');
   meta.append(
     el('p', { class: 'meta' }, run.dir),
-    el('p', { class: 'meta' }, `${started} → ${ended}${run.pid !== undefined ? ` · pid ${run.pid}` : ''}${run.nodeVersion ? ` · Node ${run.nodeVersion}` : ''}`),
-    el('p', { class: 'meta' }, `${run.command.length ? `${run.command.join(' ')} · ` : ''}${formatCount(run.windows)} profile windows · ${formatCount(run.spans)} spans`),
+    el(
+      'p',
+      { class: 'meta' },
+      `${started} → ${ended}${run.pid !== undefined ? ` · pid ${run.pid}` : ''}${run.nodeVersion ? ` · Node ${run.nodeVersion}` : ''}`,
+    ),
+    el(
+      'p',
+      { class: 'meta' },
+      `${run.command.length ? `${run.command.join(' ')} · ` : ''}${formatCount(run.windows)} profile windows · ${formatCount(run.spans)} spans`,
+    ),
   );
   if (run.partial) meta.append(el('p', { class: 'meta warning', 'data-testid': 'partial' }, `Partial: ${run.partial}`));
   const share = byTestId('share');
@@ -26,7 +34,12 @@ export function renderHeader(): void {
     const s = data.share[kind];
     const whole = s.inside + s.outside;
     if (whole <= 0) continue;
-    const part = el('span', { 'data-kind': kind }, el('strong', {}, formatPercent(s.inside, whole)), ` of ${kindLabel(kind)} time (${formatCount(s.insideSamples)} of ${formatCount(s.insideSamples + s.outsideSamples)} samples)`);
+    const part = el(
+      'span',
+      { 'data-kind': kind },
+      el('strong', {}, formatPercent(s.inside, whole)),
+      ` of ${kindLabel(kind)} time (${formatCount(s.insideSamples)} of ${formatCount(s.insideSamples + s.outsideSamples)} samples)`,
+    );
     if (s.unmatched > 0) part.append(`, ${formatPercent(s.unmatched, whole)} ${run.unmatchedWords}`);
     parts.push(part);
   }
@@ -41,7 +54,13 @@ export function renderHeader(): void {
       .slice(0, 3)
       .map((t) => `${frameName(t.frame)} ${formatPercent(t.value, snapshot.total)}`)
       .join(', ');
-    meta.append(el('p', { class: 'meta', 'data-testid': 'snapshot', 'data-kind': snapshot.kind }, memoryInUseText(snapshot, formatValue(snapshot.kind, snapshot.total), top)));
+    meta.append(
+      el(
+        'p',
+        { class: 'meta', 'data-testid': 'snapshot', 'data-kind': snapshot.kind },
+        memoryInUseText(snapshot, formatValue(snapshot.kind, snapshot.total), top),
+      ),
+    );
   }
 }
 

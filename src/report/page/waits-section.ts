@@ -22,7 +22,8 @@ export function renderWaits(index: number, select: Select): void {
   section.hidden = !waits;
   if (!waits) return;
   byTestId('waits-title').textContent = endpoint.name;
-  byTestId('waits-requests').textContent = `(mean of ${formatCount(waits.requests)} request${waits.requests === 1 ? '' : 's'} kept; CPU spent inside a call counts in both)`;
+  byTestId('waits-requests').textContent =
+    `(mean of ${formatCount(waits.requests)} request${waits.requests === 1 ? '' : 's'} kept; CPU spent inside a call counts in both)`;
   const parts = waitParts(waits).filter(({ ns }) => ns > 0);
   const whole = parts.reduce((n, { ns }) => n + ns, 0);
   byTestId('waits-bar').replaceChildren(
@@ -32,11 +33,16 @@ export function renderWaits(index: number, select: Select): void {
       return segment;
     }),
   );
-  const calls = waits.databaseCallsP50 > 0 ? ` (${waits.databaseCallsP50} database call${waits.databaseCallsP50 === 1 ? '' : 's'} a request, at most ${waits.databaseCallsMax})` : '';
-  byTestId('waits-text').textContent = `${formatDuration(waits.durationNs)} a request: ${parts.map(({ part, title, ns }) => `${title} ${formatDuration(ns)}${part === 'database' ? calls : ''}`).join(' · ')}`;
+  const calls =
+    waits.databaseCallsP50 > 0
+      ? ` (${waits.databaseCallsP50} database call${waits.databaseCallsP50 === 1 ? '' : 's'} a request, at most ${waits.databaseCallsMax})`
+      : '';
+  byTestId('waits-text').textContent =
+    `${formatDuration(waits.durationNs)} a request: ${parts.map(({ part, title, ns }) => `${title} ${formatDuration(ns)}${part === 'database' ? calls : ''}`).join(' · ')}`;
   const owners = endpoint.byOwner.filter((o) => o.value > 0);
   const cpuWhole = owners.reduce((n, o) => n + o.value, 0);
-  byTestId('by-owner').textContent = owners.length === 0 ? '' : `CPU by whose code ran: ${owners.map((o) => `${o.owner} ${formatPercent(o.value, cpuWhole)}`).join(' · ')}`;
+  byTestId('by-owner').textContent =
+    owners.length === 0 ? '' : `CPU by whose code ran: ${owners.map((o) => `${o.owner} ${formatPercent(o.value, cpuWhole)}`).join(' · ')}`;
   const repeated = waits.repeated;
   const flag = byTestId('repeated');
   flag.hidden = !repeated;
@@ -66,7 +72,8 @@ export function renderWaits(index: number, select: Select): void {
 }
 
 function renderWaterfall(index: number, waterfall: Waterfall, select: Select): void {
-  byTestId('waterfall-title').textContent = `(${formatDuration(waterfall.durationNs)}; select a span for the request's flame graph${waterfall.more > 0 ? `; ${formatCount(waterfall.more)} more spans not drawn` : ''})`;
+  byTestId('waterfall-title').textContent =
+    `(${formatDuration(waterfall.durationNs)}; select a span for the request's flame graph${waterfall.more > 0 ? `; ${formatCount(waterfall.more)} more spans not drawn` : ''})`;
   const whole = Math.max(waterfall.durationNs, 1);
   byTestId('waterfall').replaceChildren(
     ...waterfall.spans.map((span) => {
@@ -77,7 +84,14 @@ function renderWaterfall(index: number, waterfall: Waterfall, select: Select): v
       bar.style.width = `${(span.durationNs / whole) * 100}%`;
       const row = el(
         'div',
-        { class: 'wf-row', tabindex: 0, 'data-testid': 'waterfall-span', 'data-category': span.category, 'data-depth': span.depth, title: `${CATEGORY_TITLES[span.category]} · starts at ${formatDuration(span.offsetNs)}` },
+        {
+          class: 'wf-row',
+          tabindex: 0,
+          'data-testid': 'waterfall-span',
+          'data-category': span.category,
+          'data-depth': span.depth,
+          title: `${CATEGORY_TITLES[span.category]} · starts at ${formatDuration(span.offsetNs)}`,
+        },
         name,
         el('span', { class: 'wf-track' }, bar),
         el('span', { class: 'wf-num' }, formatDuration(span.durationNs)),

@@ -17,7 +17,10 @@ export interface Pools {
 export function startPoolHooks(owner: SampleOwner, log: Logger): Pools {
   const submissions = new Submissions(owner);
   installPackageHooks('pools', [piscinaHooks(submissions), tinypoolHooks(submissions), workerpoolHooks(submissions)], (pkg, error) =>
-    log.warnOnce(`pool-hooks:${pkg}`, `could not follow ${pkg}'s tasks to the spans that submitted them (${reason(error)}); a queued task's work carries the span running when it is posted`),
+    log.warnOnce(
+      `pool-hooks:${pkg}`,
+      `could not follow ${pkg}'s tasks to the spans that submitted them (${reason(error)}); a queued task's work carries the span running when it is posted`,
+    ),
   );
   return { submitter: (message) => submissions.submitter(message) };
 }

@@ -36,10 +36,13 @@ export function piscinaHooks(submissions: Submissions): PackageHooks {
           'dist/worker_pool/index.js': (exports) => {
             const proto = (exports as { WorkerInfo?: { prototype?: object } }).WorkerInfo?.prototype;
             if (!proto) return;
-            wrapMethod<(this: unknown, task: Tagged) => unknown>(proto, 'postTask', (original) =>
-              function postTask(this: unknown, task: Tagged) {
-                return submissions.posting(task?.[SUBMITTER], () => original.call(this, task));
-              },
+            wrapMethod<(this: unknown, task: Tagged) => unknown>(
+              proto,
+              'postTask',
+              (original) =>
+                function postTask(this: unknown, task: Tagged) {
+                  return submissions.posting(task?.[SUBMITTER], () => original.call(this, task));
+                },
             );
           },
         },

@@ -20,11 +20,14 @@ export function tinypoolHooks(submissions: Submissions): PackageHooks {
         main: (exports) => {
           const proto = (exports as { Tinypool?: { prototype?: object } }).Tinypool?.prototype;
           if (!proto) return;
-          wrapMethod<Run>(proto, 'run', (original) =>
-            function run(this: unknown, task: unknown) {
-              submissions.submitted(task);
-              return submissions.posting(submissions.current(), () => original.apply(this, arguments as unknown as [unknown]));
-            },
+          wrapMethod<Run>(
+            proto,
+            'run',
+            (original) =>
+              function run(this: unknown, task: unknown) {
+                submissions.submitted(task);
+                return submissions.posting(submissions.current(), () => original.apply(this, arguments as unknown as [unknown]));
+              },
           );
         },
       },

@@ -19,11 +19,14 @@ export function workerpoolHooks(submissions: Submissions): PackageHooks {
           'src/Pool.js': (Pool) => {
             const proto = (Pool as { prototype?: object }).prototype;
             if (!proto) return;
-            wrapMethod<Exec>(proto, 'exec', (original) =>
-              function exec(this: unknown, _method: unknown, params: unknown) {
-                submissions.submitted(params);
-                return submissions.posting(submissions.current(), () => original.apply(this, arguments as unknown as [unknown]));
-              },
+            wrapMethod<Exec>(
+              proto,
+              'exec',
+              (original) =>
+                function exec(this: unknown, _method: unknown, params: unknown) {
+                  submissions.submitted(params);
+                  return submissions.posting(submissions.current(), () => original.apply(this, arguments as unknown as [unknown]));
+                },
             );
           },
         },

@@ -121,7 +121,16 @@ export async function steadyLoad(base: string, options: { durationMs: number; co
 
 function summarise(latencies: number[], seqs: number[], ms: number): LoadResult {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { requests: latencies.length, throughput: (latencies.length / ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN, seqs, ms, latencies };
+  return {
+    requests: latencies.length,
+    throughput: (latencies.length / ms) * 1000,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+    seqs,
+    ms,
+    latencies,
+  };
 }
 
 /** Several load phases as one: requests and time added up, percentiles over every request. */
@@ -200,7 +209,11 @@ export function windowChain(ingests: readonly IngestRecord[], metric = 'wall'): 
 }
 
 /** Waits for the process to end after `signal`, bounded. */
-export async function stop(app: RunningApp, signal: NodeJS.Signals = 'SIGTERM', boundMs = 15_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
+export async function stop(
+  app: RunningApp,
+  signal: NodeJS.Signals = 'SIGTERM',
+  boundMs = 15_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
   app.child.process.kill(signal);
   return app.child.exit(boundMs);
 }

@@ -105,7 +105,10 @@ export function slope(xs: readonly number[], ys: readonly number[]): number {
 function trend(rows: readonly SoakRow[], pick: (r: SoakRow) => number): Trend {
   const ys = rows.map(pick);
   return {
-    perMinute: slope(rows.map((r) => r.t / 60), ys),
+    perMinute: slope(
+      rows.map((r) => r.t / 60),
+      ys,
+    ),
     first: ys[0] ?? Number.NaN,
     last: ys.at(-1) ?? Number.NaN,
     min: Math.min(...ys),
