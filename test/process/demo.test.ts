@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { isAgentFile } from '../support/agent-files.js';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext } from 'playwright-core';
 import { frames, launchBrowser, openReport } from '../support/browser.js';
@@ -71,7 +72,7 @@ test('npm run demo records the shop and its report shows each endpoint’s hot f
   const used = new Set([...Object.values(aggregates.trees!.process)].flatMap((tree) => tree.frame.filter((frame) => frame >= 0)));
   for (const frame of used) {
     assert.doesNotMatch(name(frame), /^\(anonymous/, `${name(frame)} in ${file(frame)}`);
-    assert.doesNotMatch(file(frame), /[\\/]dist[\\/](register\.js|vendor[\\/])/, `an agent frame in a stack: ${name(frame)}`);
+    assert.ok(!isAgentFile(file(frame)), `an agent frame in a stack: ${name(frame)}`);
   }
   for (const endpoint of aggregates.endpoints) {
     for (const self of endpoint.topSelf) assert.doesNotMatch(name(self.frame), /^\(anonymous/, endpoint.name);
