@@ -177,6 +177,20 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
+    package: '@opentelemetry/core',
+    file: 'dist/common/attributes.cjs',
+    patches: [
+      {
+        // isAnyValueInternal answers a primitive before it looks at the set it is given: the set
+        // only guards against cycles in arrays and objects.
+        why: 'every attribute of every span started (startSpan cleans them) allocated a WeakSet to check its value, a string or number almost always: the largest part of starting a span',
+        find: 'function isAnyValue(val) {\n\treturn isAnyValueInternal(val, /* @__PURE__ */ new WeakSet());\n}',
+        replace:
+          'function isAnyValue(val) {\n\tconst type = typeof val;\n\tif (type === "string" || type === "number" || type === "boolean") return true;\n\treturn isAnyValueInternal(val, /* @__PURE__ */ new WeakSet());\n}',
+      },
+    ],
+  },
+  {
     package: '@opentelemetry/sdk-trace',
     file: 'dist/platform/node/RandomIdGenerator.cjs',
     patches: [

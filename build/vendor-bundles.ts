@@ -117,19 +117,20 @@ function packageDir(entry: string): string {
 const patchesOf = (pkg: string): Plugin[] => INSTRUMENTATION_PATCHES.filter((fixes) => fixes.package === pkg).map(patchedSources);
 
 /**
- * Applies a package's changes (instrumentation-patches.ts) to its file as esbuild loads it;
- * the build fails if the bundle never loaded that file (the package now ships its code elsewhere).
+ * Applies a package's changes (instrumentation-patches.ts) to its file as esbuild loads it, in
+ * every copy of the package the bundle holds (a package nested under another is the same code, as
+ * the SDK's own copy of @opentelemetry/core is); the build fails if the bundle never loaded that
+ * file (the package now ships its code elsewhere).
  */
 function patchedSources(fixes: FilePatches): Plugin {
   const pkg = fixes.package;
-  const entry = resolveFrom(pkg, repoRoot);
-  if (!entry) throw new Error(`${pkg} is not installed`);
-  const file = path.join(packageDir(entry), fixes.file);
+  if (!resolveFrom(pkg, repoRoot)) throw new Error(`${pkg} is not installed`);
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   return {
     name: `pyro-run-patch-${pkg}/${fixes.file}`,
     setup(build) {
       let applied = false;
-      build.onLoad({ filter: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }, (args) => {
+      build.onLoad({ filter: new RegExp(`[\\\\/]node_modules[\\\\/]${literal(pkg)}[\\\\/]${literal(fixes.file)}$`) }, (args) => {
         applied = true;
         return { contents: patchSource(readFileSync(args.path, 'utf8'), args.path, fixes.patches), loader: 'js' };
       });
