@@ -1,30 +1,38 @@
 /**
  * `pyro-run diff BEFORE AFTER`: two recordings compared per endpoint and per request, each change
- * judged against the noise, with `--fail-on` rules for CI. Exit codes follow diff(1), so a job
- * tells a regression from a broken job: 0 no rule broken, 1 a rule broken (each reason on stderr),
- * 2 trouble — a bad option or rule (before anything is read) or a recording that cannot be read.
+ * judged against the noise, with `--fail-on` rules for CI, and with `--html` a page of the diff
+ * with its flame graphs coloured by the change. Exit codes follow diff(1), so a job tells a
+ * regression from a broken job: 0 no rule broken, 1 a rule broken (each reason on stderr),
+ * 2 trouble — a bad option or rule (before anything is read), a recording that cannot be read, or
+ * a page that cannot be written.
  */
 import path from 'node:path';
 import { Option } from 'commander';
-import { compareRuns } from '../diff/compare-runs.js';
+import { compareRunsWithSides } from '../diff/compare-runs.js';
+import { writeDiffHtml } from '../diff/diff-html.js';
+import { diffPageData } from '../diff/diff-page-data.js';
 import { DEFAULT_NOISE, type NoiseRule } from '../diff/metric-change.js';
 import { formatDiffJson } from '../diff/render-json.js';
 import { breachText, formatDiff } from '../diff/render-text.js';
 import { evaluateRules, parseRules, type Rule } from '../diff/rules.js';
 import { modelRun } from '../report/aggregate.js';
 import { loadRunSync } from '../report/load-run.js';
-import { type CommandIo, EXIT_USAGE, oneLine, parseSubcommand, subcommand, usageFailure } from './subcommand.js';
+import { type CommandIo, EXIT_USAGE, oneLine, parseSubcommand, subcommand, usageFailure, writeOutput } from './subcommand.js';
 
 export const DIFF_COMMAND = 'pyro-run diff';
 export const EXIT_RULE_BROKEN = 1;
 const EXIT_TROUBLE = EXIT_USAGE;
 const DEFAULT_TOP = 10;
 const MAX_TOP = 1000;
+/** Where `--html` without FILE writes the page: beside the after run's recording, as `pyro-run report` writes report.html. */
+export const DIFF_PAGE_FILE = 'diff.html';
 
 interface DiffOptions {
   before: string;
   after: string;
   json: boolean;
+  /** `--html`: its FILE, or true for the default (DIFF_PAGE_FILE in the after run's folder). */
+  html: string | true | undefined;
   rules: Rule[];
   top: number;
   noise: NoiseRule;
@@ -32,6 +40,7 @@ interface DiffOptions {
 
 interface Flags {
   json?: boolean;
+  html?: string | true;
   failOn?: string[];
   top?: string;
   minEffect?: string;
@@ -47,7 +56,7 @@ function options(before: string, after: string, flags: Flags): DiffOptions | { e
     errors.push(`--min-effect takes a percentage from 0 to 1000, not '${flags.minEffect}'`);
   }
   if (errors.length > 0) return { errors };
-  return { before, after, json: flags.json === true, rules, top, noise: { ...DEFAULT_NOISE, minEffect: minEffect / 100 } };
+  return { before, after, json: flags.json === true, html: flags.html, rules, top, noise: { ...DEFAULT_NOISE, minEffect: minEffect / 100 } };
 }
 
 function parse(args: readonly string[], io: CommandIo): DiffOptions | number {
@@ -62,6 +71,11 @@ function parse(args: readonly string[], io: CommandIo): DiffOptions | number {
     .argument('<BEFORE>', 'the recording to compare against (e.g. the base branch)')
     .argument('<AFTER>', 'the recording of the change')
     .option('--json', 'print the comparison as JSON (docs/diff.md has the shape)')
+    .option(
+      '--html [FILE]',
+      'also write the diff as a self-contained HTML page: the endpoints, and their flame graphs coloured by the change per request ' +
+        `(default FILE: ${DIFF_PAGE_FILE} in the after run's folder)`,
+    )
     .addOption(
       new Option(
         '--fail-on <rule>',
@@ -94,10 +108,18 @@ function diff(options: DiffOptions, io: CommandIo): number {
   const before = load('before', options.before, io);
   const after = load('after', options.after, io);
   if (before.run.dir === after.run.dir) io.stderr(`${DIFF_COMMAND}: before and after are the same run (${before.run.dir})\n`);
-  const result = compareRuns(before, after, { noise: options.noise, topFunctions: options.top });
+  const compared = compareRunsWithSides(before, after, { noise: options.noise, topFunctions: options.top });
+  const result = compared.diff;
   const broken = evaluateRules(result, options.rules);
   io.stdout(options.json ? formatDiffJson(result, options.rules, broken) : formatDiff(result));
   for (const breach of broken) io.stderr(`${DIFF_COMMAND}: ${breachText(breach)}\n`);
+  if (options.html !== undefined) {
+    const file = options.html === true ? path.join(after.run.dir, DIFF_PAGE_FILE) : path.resolve(io.cwd, options.html);
+    writeOutput(file, (target) => writeDiffHtml(diffPageData(before, after, compared), target));
+    // stdout holds only the JSON when --json asks for it.
+    if (options.json) io.stderr(`Diff page: ${file}\n`);
+    else io.stdout(`Diff page: ${file}\n`);
+  }
   return broken.length > 0 ? EXIT_RULE_BROKEN : 0;
 }
 

@@ -12,7 +12,7 @@ import { aggregateRun } from '../report/aggregate.js';
 import { writeReportHtml } from '../report/html.js';
 import { type LoadedRun, loadRunSync, RunError } from '../report/load-run.js';
 import { formatSummary } from '../report/summary.js';
-import { type CommandIo, oneLine, parseSubcommand, subcommand } from './subcommand.js';
+import { type CommandIo, oneLine, parseSubcommand, subcommand, writeOutput } from './subcommand.js';
 
 export const REPORT_COMMAND = 'pyro-run report';
 /** Where recordings go when the app ran without --out (docs/local-mode.md). */
@@ -51,16 +51,6 @@ function parse(args: readonly string[], io: ReportIo): Parsed {
   if (code !== undefined) return { kind: 'exit', code };
   if (options === undefined) throw new Error('commander finished without running the action');
   return { kind: 'report', options };
-}
-
-/** Runs `write`, naming the file the user asked for (not a temporary one) when it fails. */
-function writeOutput(file: string, write: (file: string) => void): void {
-  try {
-    write(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(`cannot write ${file} (${code ?? (error as Error).message})`);
-  }
 }
 
 function report(options: ReportOptions, io: ReportIo): void {

@@ -52,3 +52,13 @@ export function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/\s*\n\s*/g, ' ');
 }
+
+/** Runs `write`, naming the file the user asked for (not a temporary one) when it fails. */
+export function writeOutput(file: string, write: (file: string) => void): void {
+  try {
+    write(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`cannot write ${file} (${code ?? (error as Error).message})`);
+  }
+}

@@ -139,25 +139,46 @@ export function pairEndpoints(
   return { pairs, added: b.filter((endpoint) => !byKey.has(endpoint.key)), removed: a.filter((endpoint) => !matched.has(endpoint.key)) };
 }
 
-export function compareRuns(before: RunModel, after: RunModel, options: CompareOptions): RunDiff {
+/**
+ * Each side's endpoint, parallel to RunDiff.endpoints (undefined on the side it is missing from):
+ * what a view of the two profiles per request needs besides the numbers, the diff page's flame
+ * graphs.
+ */
+export interface EndpointSides {
+  before: EndpointRequests | undefined;
+  after: EndpointRequests | undefined;
+}
+
+/** compareRuns, with each endpoint's sides. */
+export function compareRunsWithSides(before: RunModel, after: RunModel, options: CompareOptions): { diff: RunDiff; sides: EndpointSides[] } {
   const a = endpointRequests(before);
   const b = endpointRequests(after);
   const { pairs, added, removed } = pairEndpoints(a, b);
   // Every change judged widens every interval: count them before judging any.
   const comparisons = pairs.reduce((n, [was, is]) => n + (isJudged(was, is, options.noise) ? comparable(was, is).length : 0), 0);
   const z = zFor(options.noise.confidence, comparisons);
-  const endpoints: EndpointDiff[] = [
-    ...pairs.map(([was, is]) => bothRuns(was, is, { before, after }, options, z)),
-    ...added.map((endpoint) => oneRun(endpoint, 'added')),
-    ...removed.map((endpoint) => oneRun(endpoint, 'removed')),
+  const entries: { endpoint: EndpointDiff; sides: EndpointSides }[] = [
+    ...pairs.map(([was, is]) => ({ endpoint: bothRuns(was, is, { before, after }, options, z), sides: { before: was, after: is } })),
+    ...added.map((endpoint) => ({ endpoint: oneRun(endpoint, 'added'), sides: { before: undefined, after: endpoint } })),
+    ...removed.map((endpoint) => ({ endpoint: oneRun(endpoint, 'removed'), sides: { before: endpoint, after: undefined } })),
   ];
-  endpoints.sort(
-    (x, y) =>
+  entries.sort(
+    ({ endpoint: x }, { endpoint: y }) =>
       PRESENCE_ORDER[x.presence] - PRESENCE_ORDER[y.presence] ||
       Number(y.beyondNoise) - Number(x.beyondNoise) ||
       cpuChange(y) - cpuChange(x) ||
       y.requests.after + y.requests.before - (x.requests.after + x.requests.before) ||
       (x.name < y.name ? -1 : x.name > y.name ? 1 : 0),
   );
-  return { before: runRef(before, a), after: runRef(after, b), noise: { ...options.noise, comparisons, z }, endpoints };
+  const diff = {
+    before: runRef(before, a),
+    after: runRef(after, b),
+    noise: { ...options.noise, comparisons, z },
+    endpoints: entries.map(({ endpoint }) => endpoint),
+  };
+  return { diff, sides: entries.map(({ sides }) => sides) };
+}
+
+export function compareRuns(before: RunModel, after: RunModel, options: CompareOptions): RunDiff {
+  return compareRunsWithSides(before, after, options).diff;
 }

@@ -45,9 +45,10 @@ const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf(
  * the same files at different paths, so a file is matched by its name; and a function moves when
  * lines are added above it, so not by its line.
  */
-const keyOf = (ref: FunctionRef): string => `${ref.owner}\0${ref.name}\0${baseName(ref.file)}`;
+export const functionKey = (ref: FunctionRef): string => `${ref.owner}\0${ref.name}\0${baseName(ref.file)}`;
 
-function refOf(model: RunModel, frame: number): FunctionRef {
+/** A frame of a run's frame table as a FunctionRef. */
+export function functionRef(model: RunModel, frame: number): FunctionRef {
   const { strings, frames } = model.index;
   return {
     name: strings[frames.name[frame] as number] as string,
@@ -63,9 +64,9 @@ function selfPerRequest(side: EndpointSide): Map<string, { function: FunctionRef
   const { model, endpoint, requests } = side;
   const out = new Map<string, { function: FunctionRef; caller?: FunctionRef; perRequest: number }>();
   for (const { frame, caller, value } of topSelfOf(model.index, 'cpu', endpointRows(model, endpoint, 'cpu'), Infinity)) {
-    const fn = refOf(model, frame);
-    const by = caller === undefined ? undefined : refOf(model, caller);
-    const key = by === undefined ? keyOf(fn) : `${keyOf(fn)}\0${keyOf(by)}`;
+    const fn = functionRef(model, frame);
+    const by = caller === undefined ? undefined : functionRef(model, caller);
+    const key = by === undefined ? functionKey(fn) : `${functionKey(fn)}\0${functionKey(by)}`;
     const entry = out.get(key);
     const perRequest = requests > 0 ? value / requests : 0;
     if (entry !== undefined) entry.perRequest += perRequest;

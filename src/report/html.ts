@@ -1,23 +1,13 @@
 /**
- * The report as ONE self-contained HTML file: styles, script and data inline, so it opens from
- * file://, can be mailed or attached to a ticket, and makes no network request (the
- * Content-Security-Policy forbids any).
+ * The report as ONE self-contained HTML file (page-html.ts): styles, script and data inline, so it
+ * opens from file://, can be mailed or attached to a ticket, and makes no network request.
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunAggregates } from './aggregate.js';
+import { selfContainedPage } from './page-html.js';
 import { pageScript } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
-
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'";
-
-/** JSON safe inside a <script> element: `</script>` or `<!--` in a function name must not end it. */
-function embedJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
 
 const BODY = `
 <header>
@@ -84,21 +74,7 @@ const BODY = `
 /** The page for these aggregates (which must include trees). */
 export function renderReportHtml(aggregates: RunAggregates): string {
   if (aggregates.trees === undefined) throw new Error('renderReportHtml needs aggregates built with trees');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>pyro-run report</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>${BODY}
-<script type="application/json" id="report-data">${embedJson(aggregates)}</script>
-<script>${pageScript()}</script>
-</body>
-</html>
-`;
+  return selfContainedPage({ title: 'pyro-run report', style: PAGE_STYLE, body: BODY, dataId: 'report-data', data: aggregates, script: pageScript() });
 }
 
 /** Writes the page to `file` through a temporary name, so a reader never opens half a report. */

@@ -47,6 +47,7 @@ describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
     assert.ok(files.includes('dist/preload/register.js'));
     assert.ok(files.includes('dist/preload/worker.js'));
     assert.ok(files.includes('dist/page/report.js'), "the report page's script, which html.ts reads");
+    assert.ok(files.includes('dist/page/diff.js'), "the diff page's script, which diff-html.ts reads");
     assert.ok(files.includes('dist/bin/pyro-run.js'));
     assert.ok(files.includes('dist/src/index.js'));
     assert.ok(files.includes('README.md'));

@@ -67,3 +67,17 @@ export function requestsRecording(baseDir: string, spec: RequestsSpec): string {
     manifest: spec.totals === false ? {} : { endpoints: totals.list() },
   });
 }
+
+/** Request i's share of its endpoint's mean, spread from 0.6 to 1.4 (mean 1) over every 100 requests. */
+export const jitter = (i: number) => 0.6 + (0.8 * ((i * 7919) % 100)) / 99;
+
+/** The example shop's checkout, in the mean: priceCart 2 ms a request (times `pricing`: 1.3 is 30% slower), applyDiscounts 1 ms. */
+export const checkout = (requests: number, pricing = 1): RequestsEndpoint => ({
+  name: 'POST /checkout',
+  requests,
+  cpuMs: (i) => ({ priceCart: 2 * pricing * jitter(i), applyDiscounts: jitter(i) }),
+  durationMs: (i) => 10 * jitter(i) + 2 * pricing,
+});
+
+/** The example shop's product page, in the mean: recommend 3 ms a request. */
+export const products = (requests: number): RequestsEndpoint => ({ name: 'GET /products/:id', requests, cpuMs: (i) => ({ recommend: 3 * jitter(i) }) });

@@ -15,23 +15,12 @@ import { endpointRequests } from '../../src/diff/request-values.js';
 import { parseRule, type Rule } from '../../src/diff/rules.js';
 import { aggregateRun, modelRun } from '../../src/report/aggregate.js';
 import { loadRunSync } from '../../src/report/load-run.js';
-import { type RequestsEndpoint, type RequestsSpec, requestsRecording } from '../support/requests-recording.js';
+import { checkout, jitter, products, type RequestsEndpoint, type RequestsSpec, requestsRecording } from '../support/requests-recording.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const MS = 1e6;
 const { fresh } = scratchDirs('pyro-run-diff-compare-');
 const OPTIONS = { noise: DEFAULT_NOISE, topFunctions: 10 };
-
-/** Request i's share of its endpoint's mean, spread from 0.6 to 1.4 (mean 1) over every 100 requests. */
-const jitter = (i: number) => 0.6 + (0.8 * ((i * 7919) % 100)) / 99;
-
-const checkout = (requests: number, pricing = 1): RequestsEndpoint => ({
-  name: 'POST /checkout',
-  requests,
-  cpuMs: (i) => ({ priceCart: 2 * pricing * jitter(i), applyDiscounts: jitter(i) }),
-  durationMs: (i) => 10 * jitter(i) + 2 * pricing,
-});
-const products = (requests: number): RequestsEndpoint => ({ name: 'GET /products/:id', requests, cpuMs: (i) => ({ recommend: 3 * jitter(i) }) });
 
 const model = (spec: RequestsSpec) => modelRun(loadRunSync(requestsRecording(fresh(), spec)));
 const compare = (before: RequestsSpec, after: RequestsSpec, options = OPTIONS) => compareRuns(model(before), model(after), options);

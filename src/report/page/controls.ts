@@ -1,7 +1,8 @@
 /** The flame graph's controls: the type toggle, the thread picker, zoom by click, search, hover details, redraw on resize. */
 import { data, kindLabel, shownKinds } from './data.js';
 import { byTestId, el } from './dom.js';
-import { applySearch, buttonKind, frameAt, renderFlame, showTooltip, typeButtons } from './flame.js';
+import { applySearch, buttonKind, describeFrame, renderFlame, typeButtons } from './flame.js';
+import { bindFlamePointer } from './flame-pointer.js';
 import { selectView } from './select.js';
 import { state } from './state.js';
 
@@ -28,19 +29,7 @@ export function renderThreadSelect(): void {
 }
 
 export function bindFlame(): void {
-  const box = byTestId('flame-graph');
-  box.addEventListener('click', (event) => {
-    const target = frameAt(event);
-    if (!target) return;
-    state.zoom = Number(target.dataset.node);
-    renderFlame();
-  });
-  box.addEventListener('mousemove', showTooltip);
-  box.addEventListener('mouseleave', () => (byTestId('flame-tooltip').hidden = true));
-  byTestId('flame-reset').addEventListener('click', () => {
-    state.zoom = 0;
-    renderFlame();
-  });
+  bindFlamePointer({ state, describe: describeFrame, redraw: renderFlame });
   byTestId('view-process').addEventListener('click', () => selectView({ type: 'process', index: -1 }, null));
   const search = byTestId<HTMLInputElement>('flame-search');
   search.addEventListener('input', () => {
@@ -62,10 +51,5 @@ export function bindFlame(): void {
     // A thread's tree has nodes of its own, so a zoom does not carry over.
     state.zoom = 0;
     renderFlame();
-  });
-  let pending = 0;
-  window.addEventListener('resize', () => {
-    cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(renderFlame);
   });
 }

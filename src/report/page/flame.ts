@@ -1,25 +1,19 @@
 /**
- * The flame graph, drawn with the DOM: root on top, children heaviest first, widths proportional
- * to total value (time, or bytes in use for the memory profile). Frames carry data-* values (node,
- * name, total, self, depth) the page reads back, and tests too. Searching highlights the drawn
- * frames that match and sums the matched value.
+ * The report's flame graph: the tree of the page's state (view, type, thread) drawn by
+ * flame-draw.ts, coloured by whose code each frame is. Frames carry data-* values (node, name,
+ * total, self, depth) the page reads back, and tests too. Searching highlights the drawn frames
+ * that match and sums the matched value.
  */
 import type { FlameTree } from '../aggregate.js';
 import { formatPercent } from '../format.js';
 import { formatValue, isPerSpan, kindLabel } from './data.js';
 import { byTestId, el } from './dom.js';
+import { drawFlame } from './flame-draw.js';
 import { layout } from './flame-layout.js';
 import { frameFile, frameName, frameWhere } from './frames.js';
 import { state } from './state.js';
 import { currentTree, threadName, threadSuffix, viewTitle } from './view.js';
 import type { ProfileKind } from '../load-run.js';
-
-/** Height of a flame graph row, px (matches .frame height plus its border). */
-const ROW = 20;
-/** Frames narrower than this (and so everything above them) are not drawn. */
-const MIN_PX = 0.5;
-/** Narrower frames get no label: a letter and an ellipsis say nothing and cost layout time. */
-const LABEL_MIN_PX = 18;
 
 /** Warm hues for the app's code, cool for Node internals and dependencies, grey for V8's pseudo-frames. */
 function colorOf(f: number): string {
@@ -31,30 +25,6 @@ function colorOf(f: number): string {
   for (let i = 0; i < name.length; i++) hash = (hash * 31 + name.charCodeAt(i)) >>> 0;
   if (file.startsWith('node:') || /[\\/]node_modules[\\/]/.test(file)) return `hsl(${190 + (hash % 40)}, 55%, 74%)`;
   return `hsl(${5 + (hash % 45)}, 82%, ${58 + (hash % 12)}%)`;
-}
-
-/** `left` and `width` in percent of the graph; `pixels`: the graph's width. */
-function frameElement(tree: FlameTree, node: number, left: number, width: number, ancestor: boolean, pixels: number): HTMLDivElement {
-  const f = tree.frame[node]!;
-  const frame = el(
-    'div',
-    {
-      class: ancestor ? 'frame ancestor' : 'frame',
-      'data-testid': 'flame-frame',
-      'data-node': node,
-      'data-name': frameName(f),
-      'data-total': tree.total[node],
-      'data-self': tree.self[node],
-      'data-depth': tree.depth[node],
-      'data-ancestor': ancestor ? 'true' : undefined,
-    },
-    (width / 100) * pixels >= LABEL_MIN_PX ? frameName(f) : '',
-  );
-  frame.style.left = `${left}%`;
-  frame.style.width = `${width}%`;
-  frame.style.top = `${tree.depth[node]! * ROW}px`;
-  frame.style.background = colorOf(f);
-  return frame;
 }
 
 /** The type toggle's buttons, each with its type in data-kind. */
@@ -89,28 +59,7 @@ export function renderFlame(): void {
     applySearch();
     return;
   }
-  const { x, parent, end } = layout(tree);
-  const zoom = state.zoom < tree.frame.length ? state.zoom : 0;
-  const zoomTotal = tree.total[zoom]!;
-  const pixels = box.clientWidth || 1000;
-  const fragment = document.createDocumentFragment();
-  // The zoomed frame's ancestors stay on top, full width: clicking one zooms back out to it.
-  for (let a = parent[zoom]!; a >= 0; a = parent[a]!) fragment.append(frameElement(tree, a, 0, 100, true, pixels));
-  let maxDepth = tree.depth[zoom]!;
-  for (let i = zoom; i < end[zoom]!; ) {
-    const width = tree.total[i]! / zoomTotal;
-    if (width * pixels < MIN_PX) {
-      i = end[i]!;
-      continue;
-    }
-    fragment.append(frameElement(tree, i, ((x[i]! - x[zoom]!) / zoomTotal) * 100, width * 100, false, pixels));
-    if (tree.depth[i]! > maxDepth) maxDepth = tree.depth[i]!;
-    i++;
-  }
-  box.style.height = `${(maxDepth + 1) * ROW}px`;
-  box.dataset.zoomRoot = frameName(tree.frame[zoom]!);
-  box.dataset.zoomNode = String(zoom);
-  box.append(fragment);
+  const zoom = drawFlame(box, tree, state.zoom, { name: (node) => frameName(tree.frame[node]!), colour: (node) => colorOf(tree.frame[node]!) });
   byTestId<HTMLButtonElement>('flame-reset').disabled = zoom === 0;
   applySearch();
 }
@@ -149,31 +98,15 @@ export function applySearch(): void {
   info.textContent = matched > 0 ? `Matched ${formatValue(state.kind, matched)} (${formatPercent(matched, tree.total[zoom]!)} of this view)` : 'No match';
 }
 
-/** The frame under the pointer, if any. */
-export const frameAt = (event: Event): HTMLElement | null => (event.target instanceof Element ? event.target.closest<HTMLElement>('.frame') : null);
-
-/** The details of the frame under the pointer, beside it (kept inside the window). */
-export function showTooltip(event: MouseEvent): void {
-  const tip = byTestId('flame-tooltip');
-  const target = frameAt(event);
-  if (!target) {
-    tip.hidden = true;
-    return;
-  }
+/** The details of tree node `node` for the tooltip: where it is, its total and self value. */
+export function describeFrame(node: number): HTMLElement[] {
   const tree = currentTree();
-  const node = Number(target.dataset.node);
   const f = tree.frame[node]!;
   const whole = tree.total[0]!;
-  tip.replaceChildren(
+  return [
     el('div', { class: 'tip-name' }, frameName(f)),
     el('div', { class: 'tip-file' }, frameWhere(f) || (f < 0 ? viewTitle() : 'no source location')),
     el('div', {}, `Total: ${formatValue(state.kind, tree.total[node]!)} (${formatPercent(tree.total[node]!, whole)})`),
     el('div', {}, `Self: ${formatValue(state.kind, tree.self[node]!)} (${formatPercent(tree.self[node]!, whole)})`),
-  );
-  tip.hidden = false;
-  const margin = 14;
-  const left = Math.min(event.clientX + margin, window.innerWidth - tip.offsetWidth - 4);
-  const top = event.clientY + margin + tip.offsetHeight > window.innerHeight ? event.clientY - tip.offsetHeight - margin : event.clientY + margin;
-  tip.style.left = `${Math.max(4, left)}px`;
-  tip.style.top = `${Math.max(4, top)}px`;
+  ];
 }
