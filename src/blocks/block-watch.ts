@@ -22,7 +22,7 @@ export interface BlockWatchOptions<O> {
   ownerOf: (context: TimeProfileNodeContext, atMicros: number) => O | undefined;
   /** The span an owner stands for. */
   spanOf: (owner: O) => BlockSpan;
-  /** The app's source maps, once read (Profiler.sourceMapper). */
+  /** The app's source maps, once read (Profiler.sourceMaps). */
   sourceMapper: () => SourceMapper | undefined;
   /** The agent's dist folder, whose frames are not the app's. */
   agentDir: string | undefined;
@@ -48,10 +48,6 @@ export class BlockWatch<O> implements TreeTap {
 
   constructor(private readonly options: BlockWatchOptions<O>) {
     this.watch = new StallWatch(options.thresholdMs, (stall) => this.stalled(stall));
-  }
-
-  get thresholdMs(): number {
-    return this.options.thresholdMs;
   }
 
   /** Each block, as it is attributed. */
