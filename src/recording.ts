@@ -2,6 +2,7 @@
  * The on-disk recording format of local mode (docs/local-mode.md): written by the local
  * recorder, read by `pyro-run report`. One definition serves both.
  */
+import type { BlockFrame, BlockSpan, BlockStack } from './blocks/block.js';
 import type { ProfileType } from './config/index.js';
 import type { Histogram } from './util/duration-histogram.js';
 
@@ -10,6 +11,8 @@ export const RECORDING_FORMAT_VERSION = 1;
 export const MANIFEST_FILE = 'run.json';
 export const PROFILES_DIR = 'profiles';
 export const SPANS_DIR = 'spans';
+/** The run's event-loop blocks (RecordedBlocks); absent in recordings made before blocks were watched, or with the watch off. */
+export const BLOCKS_FILE = 'blocks.json';
 
 export interface RunCounts {
   windows: number;
@@ -69,10 +72,39 @@ export interface Manifest {
   /** The agent's dist folder: its frames in the profiles are under it (the report folds them out of the app's stacks). */
   agentDir?: string;
   /**
+   * Event-loop blocks were watched (docs/event-loop-blocks.md): stalls of `thresholdMs` or longer,
+   * `count` of them in all, the longest of which BLOCKS_FILE holds. Absent when they were not
+   * watched (the watch off, no CPU or wall profile, or a recording made before the watch existed).
+   */
+  blocks?: { thresholdMs: number; count: number };
+  /**
    * The process's CPU time so far (process.cpuUsage, user + system), nanoseconds: with the profiles'
    * CPU of the JavaScript threads, what ran on other threads (libuv's pool, V8's helpers, add-ons).
    */
   processCpuNs?: number;
+}
+
+/** One block in BLOCKS_FILE (src/blocks/block.ts Block, its frames in the file's table). */
+export interface RecordedBlock {
+  /** When it began (ISO, UTC). */
+  startedAt: string;
+  durationMs: number;
+  /** The span most of its samples belong to (its name as the profiles label it); null when most belong to none. */
+  span: BlockSpan | null;
+  /** Its samples with JavaScript (or GC) running, and how many of them are the span's. */
+  samples: number;
+  spanSamples: number;
+  /** Its stacks, heaviest first: frames as indices into RecordedBlocks.frames, root first. */
+  stacks: BlockStack[];
+  /** Index into `stacks` of the span's heaviest; -1 when it has none. */
+  heaviest: number;
+}
+
+/** BLOCKS_FILE: the run's longest blocks (run.json `blocks.count` counts them all), their frames in one table. */
+export interface RecordedBlocks {
+  frames: BlockFrame[];
+  /** Longest first. */
+  blocks: RecordedBlock[];
 }
 
 const seq = (n: number) => String(n).padStart(6, '0');

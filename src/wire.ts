@@ -44,3 +44,21 @@ export const INGEST_PATH = '/ingest';
 export const SAMPLE_TYPE_COUNT = { type: 'samples', unit: 'count' } as const;
 export const SAMPLE_TYPE_CPU = { type: 'cpu', unit: 'nanoseconds' } as const;
 export const SAMPLE_TYPE_WALL = { type: 'wall', unit: 'nanoseconds' } as const;
+
+/**
+ * The span event a blocked event loop leaves on the local-root span whose code held it
+ * (docs/event-loop-blocks.md), with its attributes: how long the loop was held, the threshold it
+ * crossed, how many profile samples the stall holds and how many of them were this span's, the
+ * heaviest stack (leaf first, one frame a line) and the innermost frame of the app's own code on
+ * it, under OpenTelemetry's `code.*` attributes (semantic conventions before 1.30 named them so;
+ * Tempo shows any attribute).
+ */
+export const EVENT_LOOP_BLOCKED = 'pyro-run.event_loop.blocked';
+export const ATTR_BLOCK_DURATION_MS = 'pyro-run.block.duration_ms';
+export const ATTR_BLOCK_THRESHOLD_MS = 'pyro-run.block.threshold_ms';
+export const ATTR_BLOCK_SAMPLES = 'pyro-run.block.samples';
+export const ATTR_BLOCK_SPAN_SAMPLES = 'pyro-run.block.span_samples';
+export const ATTR_BLOCK_STACK = 'pyro-run.block.stack';
+export const ATTR_CODE_FUNCTION = 'code.function';
+export const ATTR_CODE_FILEPATH = 'code.filepath';
+export const ATTR_CODE_LINENO = 'code.lineno';

@@ -29,6 +29,8 @@ export interface AgentParts {
   profiler: Profiler | undefined;
   /** The other threads' agents, whose samples go into the profiler's windows. */
   threads?: Threads | undefined;
+  /** The event-loop block watch, when it runs (stopped at the end, after the last cut has attributed what waited). */
+  blocks?: { stop(): void } | undefined;
   /** Our span batcher, when spans go to the destination. */
   batcher: SpanBatcher | undefined;
   /** Our log record batcher, when log records go to the destination. */
@@ -49,6 +51,8 @@ export interface AgentParts {
 export class Agent implements Finisher {
   private timer: NodeJS.Timeout | undefined;
   private gatherTimer: NodeJS.Timeout | undefined;
+  /** An extra gather asked for after an event-loop stall (gatherSoon). */
+  private soonTimer: NodeJS.Timeout | undefined;
   /** When the sampler was last stopped (a gather or a cut), and when the next cut is due: performance.now() milliseconds. */
   private lastStopAt = 0;
   private nextCutAt = 0;
@@ -94,6 +98,30 @@ export class Agent implements Finisher {
     this.gatherTimer.unref();
   }
 
+  /**
+   * A stall of the event loop waits for the sampler's tree that holds its samples
+   * (src/blocks/block-watch.ts): a gather as soon as the pace allows — the floor after the last
+   * stop — unless the window's cut comes first. The regular gathers keep their own pace.
+   */
+  gatherSoon(): void {
+    if (this.soonTimer !== undefined || this.phase !== 'running' || this.timer === undefined) return;
+    const { profiler, log } = this.parts;
+    const waitMs = Math.max(0, this.lastStopAt + GATHER.floorMs - performance.now());
+    this.soonTimer = setTimeout(() => {
+      this.soonTimer = undefined;
+      try {
+        const now = performance.now();
+        if (gatherNow(now, this.lastStopAt, this.nextCutAt)) {
+          profiler?.gather();
+          this.lastStopAt = now;
+          this.reportStuck();
+        }
+      } catch (error) {
+        log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
+      }
+    }, waitMs).unref();
+  }
+
   private exportWindow(): void {
     const { profiler, log, threads } = this.parts;
     this.stopped();
@@ -125,6 +153,9 @@ export class Agent implements Finisher {
     this.timer = undefined;
     clearTimeout(this.gatherTimer);
     this.gatherTimer = undefined;
+    clearTimeout(this.soonTimer);
+    this.soonTimer = undefined;
+    this.parts.blocks?.stop();
     const held = this.hold.take();
     if (held) destination.profiles(held);
     let window: ProfileWindow | undefined;

@@ -3,6 +3,10 @@ import path from 'node:path';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { Agent, type Started } from './agent.js';
 import { appDirs } from '../util/app-dirs.js';
+import { AGENT_DIR } from '../util/agent-dir.js';
+import { BlockSpans } from '../blocks/block-spans.js';
+import { BlockWatch } from '../blocks/block-watch.js';
+import { LABEL_SPAN_NAME } from '../wire.js';
 import { startClientHooks } from '../clients/index.js';
 import { type Config, SETTINGS } from '../config/index.js';
 import type { Destination } from '../export/destination.js';
@@ -18,7 +22,7 @@ import { allocationsSupported } from '../profiling/allocation-source.js';
 import { Profiler, type ProfileWindow } from '../profiling/profiler.js';
 import { installShutdown } from './shutdown.js';
 import { frameLinker } from '../span-link/frame-context.js';
-import { LabelRegistry, spanOfSample } from '../span-link/labels.js';
+import { LabelRegistry, type SpanLabels, spanOfSample } from '../span-link/labels.js';
 import { NO_OWNER } from '../span-link/linking.js';
 import { SpanLinkProcessor } from '../span-link/processor.js';
 import { SPAN_NAME_OVERFLOW, SpanNameCap } from '../span-link/span-name-cap.js';
@@ -89,6 +93,44 @@ function startProfiling(config: Config, log: Logger, outOfMemory: (window: Profi
   }
 }
 
+/**
+ * The event-loop block watch (src/blocks/), when the threshold is set and the time sampler links
+ * samples: it taps the sampler's stops, hands each block to the destination (recorded in local
+ * mode), and starts. Undefined when it cannot start (one warning).
+ */
+function startBlockWatch(
+  config: Config,
+  profiler: Profiler,
+  destination: Destination,
+  log: Logger,
+  gatherSoon: () => void,
+): BlockWatch<SpanLabels> | undefined {
+  const time = profiler.time;
+  if (config.blockThresholdMs <= 0 || time === undefined) return undefined;
+  try {
+    const watch = new BlockWatch<SpanLabels>({
+      thresholdMs: config.blockThresholdMs,
+      ownerOf: spanOfSample(config.samplingIntervalMicros),
+      spanOf: (labels) => ({ spanId: labels.spanId, traceId: labels.traceId, name: labels.toLabels(false)[LABEL_SPAN_NAME] ?? '' }),
+      sourceMapper: () => profiler.sourceMaps,
+      agentDir: AGENT_DIR,
+      gatherSoon,
+      log,
+    });
+    watch.onBlock((block) => {
+      log.debug(`event loop blocked for ${Math.round(block.durationMs)} ms by ${block.span ? `span ${block.span.spanId} (${block.span.name})` : 'no span'}`);
+      destination.blocks?.(block);
+    });
+    time.tap = watch;
+    watch.start();
+    destination.blocksWatched?.(config.blockThresholdMs);
+    return watch;
+  } catch (error) {
+    log.warn(`event-loop blocks are not watched: ${reason(error)}`);
+    return undefined;
+  }
+}
+
 function spanNamesOverWarning(names: readonly string[], max: number): string {
   const { env, flag } = SETTINGS.maxSpanNames;
   const quoted = names.map((name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)).join(', ');
@@ -126,6 +168,9 @@ export function boot(config: Config, log: Logger): Started {
   const time = profiler?.time;
   const registry = new LabelRegistry();
   const linking = time?.linksSamples ? (time.frameSlot ? frameLinker(registry, time.frameSlot) : slotLinker(registry, time.globalSlot)) : undefined;
+  const blocks = profiler && linking ? startBlockWatch(config, profiler, destination, log, () => agent?.gatherSoon()) : undefined;
+  if (config.blockThresholdMs > 0 && blocks === undefined)
+    log.debug('event-loop blocks are not watched: they are attributed from the CPU or wall profile, which is off or cannot link samples here');
 
   let tracing: Tracing | undefined;
   let pools: Pools | undefined;
@@ -133,7 +178,16 @@ export function boot(config: Config, log: Logger): Started {
     try {
       guardInstrumentations(log, config.quiet);
       const linkProcessor: SpanProcessor | undefined = linking && new SpanLinkProcessor(registry, config.spanScope);
-      tracing = startTracing({ config, destination, log, linkProcessor, linkContext: linking?.linkContext, appDirs: appDirs(process.argv, process.cwd()) });
+      const blockSpans = blocks && new BlockSpans(blocks, (span) => registry.get(span)?.spanId === span.spanContext().spanId, log);
+      tracing = startTracing({
+        config,
+        destination,
+        log,
+        linkProcessor,
+        linkContext: linking?.linkContext,
+        appDirs: appDirs(process.argv, process.cwd()),
+        blocks: blockSpans && { gate: blockSpans, outgoing: blockSpans.outgoing },
+      });
       // After tracing: its require hook must not exist while startTracing loads exporters (see there).
       if (linking) {
         startClientHooks(linking.owner, log);
@@ -166,6 +220,7 @@ export function boot(config: Config, log: Logger): Started {
     destination,
     profiler,
     threads,
+    blocks,
     batcher: tracing?.batcher,
     logBatcher: tracing?.logBatcher,
     metricReader: tracing?.metricReader,

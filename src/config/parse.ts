@@ -20,6 +20,20 @@ export function integer(min: number, max: number, unit: string) {
   };
 }
 
+/**
+ * A whole number between `min` and `max`, or `off` (also `0`, `false`, `no`) for none: 0. For a
+ * watch that a threshold turns on, whose natural "never" is no threshold at all.
+ */
+export function integerOrOff(min: number, max: number, unit: string) {
+  const number = integer(min, max, unit);
+  return (raw: string): Parsed<number> => {
+    const text = raw.trim().toLowerCase();
+    if (['off', 'false', 'no'].includes(text) || /^0+$/.test(text)) return ok(0);
+    const parsed = number(text);
+    return parsed.ok ? parsed : bad(`${parsed.message}, or off`);
+  };
+}
+
 export function positiveNumber(max: number, unit: string) {
   return (raw: string): Parsed<number> => {
     const text = raw.trim();

@@ -53,6 +53,7 @@ export function readConfig(env: Env, facts: Facts = {}): { config: Config; probl
     flushIntervalMs: get('flushInterval') ?? 15_000,
     samplingIntervalMicros: get('samplingInterval') ?? 10_000,
     maxSpanNames: get('maxSpanNames') ?? 100,
+    blockThresholdMs: get('blockThreshold') ?? 100,
     heap: { intervalBytes: get('heapSamplingInterval') ?? 524_288, stackDepth: get('heapStackDepth') ?? 64 },
     shutdownTimeoutMs: get('shutdownTimeout') ?? 5_000,
     orphanedApp: get('orphanedApp') ?? 'stop',

@@ -3,6 +3,7 @@ import { parseLabels } from './labels.js';
 import { OTLP_PROFILES_PATH, OTLP_PROTOCOLS } from './otlp-spec.js';
 import {
   integer,
+  integerOrOff,
   oneOf,
   onOff,
   parseExactUrl,
@@ -181,6 +182,15 @@ export const SETTINGS = {
     description: 'time between profiler samples',
     defaultText: '10000',
     parse: integer(100, 1_000_000, 'microseconds'),
+  },
+  blockThreshold: {
+    flag: 'block-threshold',
+    arg: '<ms>',
+    env: 'PYRO_RUN_BLOCK_THRESHOLD_MS',
+    description:
+      "record every stall of the main thread's event loop this long or longer, with the span that held it and its stack (docs/event-loop-blocks.md); off (or 0): none",
+    defaultText: '100',
+    parse: integerOrOff(20, 600_000, 'milliseconds'),
   },
   heapSamplingInterval: {
     flag: 'heap-sampling-interval',

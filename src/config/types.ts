@@ -148,6 +148,8 @@ export interface Config {
   samplingIntervalMicros: number;
   /** At most this many distinct span_name values per profile window, the overflow value included (span-link/span-name-cap.ts). */
   maxSpanNames: number;
+  /** Stalls of the main thread's event loop at least this long are recorded and attributed (src/blocks/); 0: not watched. */
+  blockThresholdMs: number;
   /** The heap profile's sampler, as the Pyroscope Node SDK names its settings. */
   heap: { intervalBytes: number; stackDepth: number };
   shutdownTimeoutMs: number;

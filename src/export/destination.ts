@@ -1,6 +1,7 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Block } from '../blocks/block.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
 
 /** What is still owed at the very end: the last profile window, the spans and log records not yet batched out, the last metrics collection. */
@@ -26,6 +27,10 @@ export interface Destination {
   spans(batch: ReadableSpan[]): void;
   /** A span the batch queue had no room for (OTEL_BSP_MAX_QUEUE_SIZE): not sent, but a local recording still counts its endpoint. */
   spanDropped?(span: ReadableSpan): void;
+  /** Event-loop blocks of `thresholdMs` or longer are watched (a local recording says so, blocks or not). */
+  blocksWatched?(thresholdMs: number): void;
+  /** An event-loop block, as it is attributed (local mode records it; remote mode sends it as its span's event: src/blocks/block-spans.ts). */
+  blocks?(block: Block): void;
   /** Log records over OTLP/HTTP (remote mode only: a local recording keeps none). */
   logRecords(batch: ReadableLogRecord[]): void;
   /** A metrics collection over OTLP/HTTP (remote mode only). */

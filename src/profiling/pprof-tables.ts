@@ -35,18 +35,7 @@ export class PprofTables {
    * thread: frames of other threads than the main one come with a `scope` of their own.
    */
   locationOf(frame: V8Frame, scope = ''): number {
-    const scriptName = frame.scriptName.startsWith('file://') ? frame.scriptName.slice(7) : frame.scriptName;
-    let file = scriptName;
-    let name = frame.name ?? '';
-    let line = frame.lineNumber ?? 0;
-    let column = frame.columnNumber ?? 0;
-    if (this.sourceMapper && line > 0 && frame.columnNumber !== undefined) {
-      const mapped = this.sourceMapper.mappingInfo({ file, line, column, name });
-      file = mapped.file ?? file;
-      name = mapped.name ?? name;
-      line = mapped.line ?? line;
-      column = mapped.column ?? column;
-    }
+    const { file, name, line, column } = sourceFrame(frame, this.sourceMapper);
     const scriptId = frame.scriptId ?? 0;
     const key = `${scope}${scriptId}:${line}:${column}:${name}`;
     let id = this.locationIds.get(key);
@@ -63,8 +52,7 @@ export class PprofTables {
     const key = name ? `${scriptId}:${name}:${line}` : `${scriptId}:${line}:${column}`;
     let id = this.functionIds.get(key);
     if (id === undefined) {
-      const shown = name || (line ? (column ? `(anonymous:L#${line}:C#${column})` : `(anonymous:L#${line})`) : '(anonymous)');
-      const nameId = this.strings.dedup(shown);
+      const nameId = this.strings.dedup(shownName(name, line, column));
       id = this.functions.length + 1;
       // V8 gives a profile node the line its function starts at (mapped, with source maps).
       this.functions.push(new this.format.Function({ id, name: nameId, systemName: nameId, filename: this.strings.dedup(file), startLine: line }));
@@ -72,6 +60,35 @@ export class PprofTables {
     }
     return id;
   }
+}
+
+/** A frame as profiles name it: its function, file (a path, not a file: URL), line and column. */
+export interface SourceFrame {
+  name: string;
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** A V8 frame by its source (TypeScript file and line) where the app's source maps say, else as compiled. */
+export function sourceFrame(frame: V8Frame, sourceMapper: SourceMapper | undefined): SourceFrame {
+  let file = frame.scriptName.startsWith('file://') ? frame.scriptName.slice(7) : frame.scriptName;
+  let name = frame.name ?? '';
+  let line = frame.lineNumber ?? 0;
+  let column = frame.columnNumber ?? 0;
+  if (sourceMapper && line > 0 && frame.columnNumber !== undefined) {
+    const mapped = sourceMapper.mappingInfo({ file, line, column, name });
+    file = mapped.file ?? file;
+    name = mapped.name ?? name;
+    line = mapped.line ?? line;
+    column = mapped.column ?? column;
+  }
+  return { file, name, line, column };
+}
+
+/** A function's name as profiles show it: an anonymous one by where it is (`(anonymous:L#12:C#5)`, which reports read back). */
+export function shownName(name: string, line: number, column: number): string {
+  return name || (line ? (column ? `(anonymous:L#${line}:C#${column})` : `(anonymous:L#${line})`) : '(anonymous)');
 }
 
 /** A frame of the stack being walked, linked to its caller: a sample's stack is read leaf first. */

@@ -128,6 +128,11 @@ export class Profiler {
     return mapper.infoMap.size;
   }
 
+  /** The app's source maps, once read (loadSourceMaps); undefined before, or when it has none. */
+  get sourceMaps(): SourceMapper | undefined {
+    return this.sourceMapper;
+  }
+
   /**
    * Takes the time sampler's tree so far into the current window (gather-pace.ts says when), and
    * returns how long that held the event loop, in milliseconds; undefined without a time sampler.

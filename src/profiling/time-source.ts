@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { TimeProfile } from '@datadog/pprof/out/src/v8-types.js';
 import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
 import { type FrameSlot, type GlobalSlot, Sampler } from './sampler.js';
@@ -13,6 +14,15 @@ const PPROF_ACF = '@datadog/pprof/out/src/async-context-frame.js';
 
 export interface TimeSourceOptions extends TimeBuild {
   flushIntervalMs: number;
+}
+
+/**
+ * Sees the sampler's stops: just before each one, and the tree each one took, with the epoch's
+ * lead over the monotonic clock read then (src/blocks/block-watch.ts reads a stall's samples there).
+ */
+export interface TreeTap {
+  beforeStop(): void;
+  tree(raw: TimeProfile | undefined, epochOffsetMicros: number): void;
 }
 
 /** Shipped folds hold no raw trees: their samples' owners came with them. */
@@ -35,6 +45,8 @@ export class TimeSource implements ProfileSource {
   readonly frameCarriesContext: boolean;
   /** False where the sampler cannot attach contexts (no SIGPROF on Windows): profiles, no links. */
   readonly linksSamples: boolean;
+  /** Sees every stop and its tree; none by default. */
+  tap: TreeTap | undefined;
 
   constructor(private readonly options: TimeSourceOptions) {
     const acf = require(PPROF_ACF) as { isAsyncContextFrameActive(): boolean };
@@ -57,8 +69,11 @@ export class TimeSource implements ProfileSource {
 
   /** Takes the sampler's tree so far into the window being recorded; sampling goes on. */
   gather(): void {
+    this.tap?.beforeStop();
     const raw = this.sampler.stop(true);
-    if (raw !== undefined) this.fold.add(raw, epochOffsetMicros());
+    const offset = epochOffsetMicros();
+    if (raw !== undefined) this.fold.add(raw, offset);
+    this.tap?.tree(raw, offset);
   }
 
   cut(last: boolean): WindowPart | undefined {
@@ -85,10 +100,13 @@ export class TimeSource implements ProfileSource {
   }
 
   private takeFold(last: boolean): TimeFold {
+    this.tap?.beforeStop();
     const raw = this.sampler.stop(!last);
+    const offset = epochOffsetMicros();
     const fold = this.fold;
     this.fold = new TimeFold(this.options.spanOf, this.options.workBetween);
-    if (raw !== undefined) fold.add(raw, epochOffsetMicros());
+    if (raw !== undefined) fold.add(raw, offset);
+    this.tap?.tree(raw, offset);
     return fold;
   }
 

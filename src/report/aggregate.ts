@@ -10,6 +10,7 @@ import type { EndpointTotal } from '../recording.js';
 import { spanNameShapes } from '../span-link/span-name-shape.js';
 import { PER_SPAN_TYPES, type PerSpanType, PROFILE_TYPE_NAMES, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import type { LoadedRun, ProfileKind, RunSpan } from './load-run.js';
+import { blockFlameTrees, type BlocksSummary, blocksSummary } from './blocks.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
 import { formatCount, formatDuration, formatPercent } from './format.js';
 import { everyKind, type FrameTable, recordOf, type SampleIndex } from './sample-index.js';
@@ -18,6 +19,7 @@ import { type EndpointWaits, endpointWaits } from './waits.js';
 
 export type { FlameTree, ThreadValues } from './flame-tree.js';
 export type { FrameTable } from './sample-index.js';
+export type { BlockStats, BlocksSummary } from './blocks.js';
 
 /** Per profile type whose samples carry their span (cpu, wall): what endpoints and spans are split by. */
 export type PerKind<T> = Record<PerSpanType, T>;
@@ -162,6 +164,8 @@ export interface FlameTrees {
   slowest: PerKind<FlameTree>[];
   /** Parallel to `endpoints`: the flame graph of the request its waterfall shows, null when none. */
   requests: (PerKind<FlameTree> | null)[];
+  /** Parallel to `blocks.list`: each event-loop block's own samples. */
+  blocks: PerKind<FlameTree>[];
 }
 
 export interface RunAggregates {
@@ -183,6 +187,8 @@ export interface RunAggregates {
    * the workers by name. Only when the run has more than one thread.
    */
   threads?: ThreadStats[];
+  /** The event-loop blocks (docs/event-loop-blocks.md); absent when the recording did not watch them. */
+  blocks?: BlocksSummary;
   /** Absent when aggregated with `trees: false`. */
   trees?: FlameTrees;
 }
@@ -632,6 +638,13 @@ export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): Ru
   };
   const threads = threadStats(model.index);
   if (threads !== undefined) aggregates.threads = threads;
+  const blocks = blocksSummary(
+    run.manifest.blocks,
+    run.blocks,
+    model.index,
+    aggregates.endpoints.map((endpoint) => endpoint.name),
+  );
+  if (blocks !== undefined) aggregates.blocks = blocks;
   if (options.trees !== false) {
     aggregates.trees = {
       process: everyKind((kind) => processFlameTree(model, kind)),
@@ -641,6 +654,7 @@ export function aggregateRun(run: LoadedRun, options: AggregateOptions = {}): Ru
         const root = endpoint.waits?.waterfall?.root;
         return root === undefined ? null : perKind((kind) => spanFlameTree(model, root, kind));
       }),
+      blocks: run.blocks.map((block) => blockFlameTrees(model.index, block, (run.manifest.samplingIntervalMicros ?? 10_000) * 1000)),
     };
   }
   return aggregates;

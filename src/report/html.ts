@@ -55,6 +55,19 @@ const BODY = `
       <tbody></tbody>
     </table>
   </div>
+  <section data-testid="blocks-section" hidden>
+    <h2>Event-loop blocks <span class="meta" data-testid="blocks-meta"></span></h2>
+    <p class="meta" data-testid="blocked-by"></p>
+    <div class="table-wrap">
+      <table data-testid="blocks">
+        <thead><tr>
+          <th class="num">Duration</th><th>Span (endpoint)</th><th>Where (the app's code)</th><th class="num">Samples of the span</th>
+          <th>Start (UTC)</th><th>Trace ID</th>
+        </tr></thead>
+        <tbody></tbody>
+      </table>
+    </div>
+  </section>
   <h2>Flame graph</h2>
   <div class="toolbar">
     <span class="flame-title" data-testid="flame-title"></span>

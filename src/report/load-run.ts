@@ -21,9 +21,11 @@ import {
 } from '../recording.js';
 import { isProfileType, profileTypeInfo, shownSampleType } from '../profiling/profile-types.js';
 import { readSpanBatch, type RunSpan } from './otlp-spans.js';
+import { readBlocks, type RunBlock } from './run-blocks.js';
 import { type ProfileKind, type SampleIndex, SampleIndexBuilder } from './sample-index.js';
 
 export type { RunSpan } from './otlp-spans.js';
+export type { RunBlock } from './run-blocks.js';
 export type { ProfileKind, SampleIndex } from './sample-index.js';
 
 /**
@@ -69,6 +71,8 @@ export interface RunManifest {
   agentDir: string | undefined;
   /** The process's CPU time as of the last manifest write, nanoseconds; undefined in older recordings. */
   processCpuNs: number | undefined;
+  /** Event-loop blocks were watched: over what threshold, and how many there were; undefined when they were not (or in older recordings). */
+  blocks: { thresholdMs: number; count: number } | undefined;
 }
 
 /** A profile file that was read; its samples are in LoadedRun.samples. */
@@ -90,6 +94,8 @@ export interface LoadedRun {
   /** Every profile's samples, indexed as they were read. */
   samples: SampleIndex;
   spans: RunSpan[];
+  /** The event-loop blocks the recording kept, longest first (none in older recordings). */
+  blocks: RunBlock[];
 }
 
 const PROFILE_FILE = /^(\d+)-([a-z]+)\.pb\.gz$/;
@@ -198,7 +204,15 @@ function parseManifest(text: string, where: string): RunManifest {
     },
     endpoints: Array.isArray(m.endpoints) ? parseEndpoints(m.endpoints, where) : undefined,
     outOfMemory: parseOutOfMemory(m.outOfMemory),
+    blocks: parseBlockCount(m.blocks),
   };
+}
+
+function parseBlockCount(raw: unknown): RunManifest['blocks'] {
+  const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const thresholdMs = asNumber(o.thresholdMs);
+  const count = asNumber(o.count);
+  return thresholdMs !== undefined && count !== undefined ? { thresholdMs, count } : undefined;
 }
 
 function parseOutOfMemory(raw: unknown): RunManifest['outOfMemory'] {
@@ -261,9 +275,8 @@ function decodeProfile(bytes: Buffer, kind: ProfileKind, file: string): { profil
  * whose windows are snapshots (the heap: what was in use at the cut) are read from their newest
  * window only: two snapshots do not add up.
  */
-function readProfiles(runDir: string, agentDir: string | undefined): { profiles: RunProfile[]; samples: SampleIndex } {
+function readProfiles(runDir: string, builder: SampleIndexBuilder): RunProfile[] {
   const profiles: RunProfile[] = [];
-  const builder = new SampleIndexBuilder(agentDir);
   const files = listFiles(path.join(runDir, PROFILES_DIR), PROFILE_FILE).flatMap((name) => {
     const [, window, type] = PROFILE_FILE.exec(name) as RegExpExecArray;
     return type !== undefined && isProfileType(type) ? [{ name, window: Number(window), kind: type }] : [];
@@ -277,7 +290,7 @@ function readProfiles(runDir: string, agentDir: string | undefined): { profiles:
     builder.add(profile, kind, valueIndex, window);
     profiles.push({ file, window, kind, samples: profile.sample.length });
   }
-  return { profiles, samples: builder.build() };
+  return profiles;
 }
 
 function readSpans(runDir: string): RunSpan[] {
@@ -305,8 +318,10 @@ export function loadRunSync(dir: string): LoadedRun {
     throw new RunError('corrupt', `cannot read ${manifestPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const manifest = parseManifest(manifestText, manifestPath);
-  const { profiles, samples } = readProfiles(runDir, manifest.agentDir);
+  const builder = new SampleIndexBuilder(manifest.agentDir);
+  const profiles = readProfiles(runDir, builder);
+  const blocks = readBlocks(runDir, builder, (problem) => new RunError('corrupt', problem));
   const spans = readSpans(runDir);
   if (profiles.length === 0 && spans.length === 0) throw new RunError('empty', `the recording in ${runDir} has no profiles or spans yet`);
-  return { dir: runDir, manifest, profiles, samples, spans };
+  return { dir: runDir, manifest, profiles, samples: builder.build(), spans, blocks };
 }

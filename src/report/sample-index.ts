@@ -164,6 +164,15 @@ export class SampleIndexBuilder {
     }
   }
 
+  /**
+   * The trie node of a stack recorded outside the profiles (an event-loop block's, blocks.json),
+   * its frames root first as the profiles name them: folded as a profile's stacks are, so its
+   * frames are the profiles' own.
+   */
+  stackNodeOf(frames: readonly { name: string; file: string; line: number }[]): number {
+    return this.stackOf(frames.map((frame) => this.frameId(frame.name || '(anonymous)', frame.file, frame.line)));
+  }
+
   build(): SampleIndex {
     const { threads, samples } = this.threadsInOrder();
     return {

@@ -4,8 +4,9 @@
  * Pure: aggregates in, text out.
  */
 import type { EndpointStats, RunAggregates, SampleShare, SelfTime, ThreadStats } from './aggregate.js';
+import { blockedByText, OUTSIDE_SPANS } from './blocked-by.js';
 import { printable } from '../util/printable.js';
-import { formatBytes, formatDuration, formatPercent, truncate } from './format.js';
+import { formatBytes, formatCount, formatDuration, formatPercent, formatTime, truncate } from './format.js';
 import { memoryInUseText } from './memory-in-use.js';
 import { threadShares } from './thread-shares.js';
 import { waitParts } from './wait-parts.js';
@@ -80,6 +81,25 @@ function waitsText(endpoint: EndpointStats): string | undefined {
   return `  ${truncate(printable(endpoint.name) || '(unnamed)', NAME_WIDTH)}  ${formatDuration(waits.durationNs)}: ${parts.join(' · ')}`;
 }
 
+/**
+ * `Event-loop blocks of 100ms or longer: 24; the longest 256ms in GET /report/:id, in burn, at …`
+ * and who blocked how often; no line when the run did not watch them.
+ */
+function blocksText(aggregates: RunAggregates): string[] {
+  const blocks = aggregates.blocks;
+  if (blocks === undefined) return [];
+  const head = `Event-loop blocks of ${formatDuration(blocks.thresholdMs * 1e6)} or longer: ${blocks.count === 0 ? 'none' : formatCount(blocks.count)}`;
+  const longest = blocks.list[0];
+  if (longest === undefined) return [head];
+  const where = longest.where < 0 ? '' : `, in ${truncate(printable(aggregates.strings[aggregates.frames.name[longest.where]!] ?? ''), FUNCTION_WIDTH)}`;
+  const name = truncate(printable(longest.name) || OUTSIDE_SPANS, NAME_WIDTH);
+  const of = blocks.list.length < blocks.count ? ` (the ${formatCount(blocks.list.length)} longest)` : '';
+  return [
+    `${head}; the longest ${formatDuration(longest.durationMs * 1e6)} in ${name}${where}, at ${formatTime(longest.startMs)} UTC`,
+    `  blocked by${of}: ${blockedByText(blocks.list, (text) => truncate(printable(text), NAME_WIDTH))}`,
+  ];
+}
+
 /** The endpoint table and the inside-spans line, ending with a newline. */
 export function formatSummary(aggregates: RunAggregates, options: SummaryOptions = {}): string {
   const limit = options.limit ?? DEFAULT_LIMIT;
@@ -115,6 +135,7 @@ export function formatSummary(aggregates: RunAggregates, options: SummaryOptions
   for (const snapshot of aggregates.snapshots) {
     lines.push(memoryInUseText(snapshot, formatBytes(snapshot.total), topSelfText(aggregates, snapshot.topSelf.slice(0, 3), snapshot.total)));
   }
+  lines.push(...blocksText(aggregates));
   if (aggregates.run.partial) lines.push(`Partial: ${aggregates.run.partial}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ContextManager, TextMapPropagator } from '@opentelemetry/api';
-import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { AppOtel } from '../app-otel/attach.js';
 import { registered } from '../app-otel/globals.js';
 import { TracerSwitch } from '../app-otel/tracer-switch.js';
@@ -12,7 +12,7 @@ import { routerYieldsToExpress } from '../frameworks/express-router.js';
 import { startFastifyRoutes } from '../frameworks/fastify.js';
 import { RouteFromSpans } from '../frameworks/routes.js';
 import { withSanitizedStatement } from './db-statements.js';
-import { SpanBatcher } from './span-batcher.js';
+import { SpanBatcher, type SpanGate } from './span-batcher.js';
 import { LogBatcher } from './log-batcher.js';
 import { periodicReader, type PeriodicReader } from './metric-reader.js';
 import { installedFrom, loadInstrumentations, selectInstrumentations } from './instrumentations.js';
@@ -35,6 +35,11 @@ export interface TracingOptions {
   linkContext: LinkContext | undefined;
   /** Where the app resolves its packages from: only instrumentations for what is installed there are loaded. */
   appDirs: readonly string[];
+  /**
+   * The event-loop blocks' part of our span export (src/blocks/block-spans.ts): a gate that holds a
+   * span while a block it may be charged with is attributed, and the view that adds the block's event.
+   */
+  blocks?: { gate: SpanGate; outgoing: (span: ReadableSpan) => ReadableSpan } | undefined;
 }
 
 export interface Tracing {
@@ -64,7 +69,7 @@ function exportProcessors(options: TracingOptions): { batcher?: SpanBatcher; pro
   let batcher: SpanBatcher | undefined;
   for (const name of traces.exporters) {
     if (name === 'console') processors.push(new sdkTrace.SimpleSpanProcessor({ exporter: new sdkTrace.ConsoleSpanExporter() }));
-    else if (traces.sender === 'otel-sdk') processors.push(grpcProcessor(traces, options.log));
+    else if (traces.sender === 'otel-sdk') processors.push(grpcProcessor(traces, outgoingView(options), options.log));
     else if (traces.sender === 'pyro-run') batcher = spanBatcher(options);
   }
   return { batcher, processors };
@@ -77,7 +82,8 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
   let dropped = 0;
   const batcher = new SpanBatcher({
     ...traces.batch,
-    ...(traces.dbStatements === 'sanitized' ? { outgoing: withSanitizedStatement } : {}),
+    outgoing: outgoingView(options),
+    gate: options.blocks?.gate,
     onBatch: (spans) => destination.spans(spans),
     onDrop: (span) => {
       dropped++;
@@ -89,15 +95,30 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
   return batcher;
 }
 
-/** OTLP/gRPC: the OpenTelemetry exporter, which reads its own OTEL_EXPORTER_OTLP_* settings. */
-function grpcProcessor(traces: Config['traces'], log: Logger): SpanProcessor {
+/**
+ * Each span as it leaves, where our code exports it: SQL literals as `?` (db-statements.ts) unless
+ * raw statements are asked for, and the events of the event-loop blocks charged to it; undefined
+ * when neither applies.
+ */
+function outgoingView({ config, blocks }: TracingOptions): ((span: ReadableSpan) => ReadableSpan) | undefined {
+  const sanitize = config.traces.dbStatements === 'sanitized' ? withSanitizedStatement : undefined;
+  const events = blocks?.outgoing;
+  if (sanitize && events) return (span) => events(sanitize(span));
+  return sanitize ?? events;
+}
+
+/**
+ * OTLP/gRPC: the OpenTelemetry exporter, which reads its own OTEL_EXPORTER_OTLP_* settings. Its
+ * batch processor holds no span for a block's attribution, but exports a span seconds after it
+ * ended (OTEL_BSP_SCHEDULE_DELAY), by when its block is usually known.
+ */
+function grpcProcessor(traces: Config['traces'], outgoing: ((span: ReadableSpan) => ReadableSpan) | undefined, log: Logger): SpanProcessor {
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
   const exporter = new OTLPTraceExporter(traces.endpoint ? { url: traces.endpoint } : {});
   // The SDK's own batching: its OTEL_BSP_* settings, without our batcher's first-batch size.
   const { maxQueueSize, maxExportBatchSize, scheduledDelayMillis } = traces.batch;
   const told = failuresTold(exporter, `spans upload over OTLP/gRPC to ${traces.endpoint ?? 'the default endpoint'}`, log);
-  const sent: SpanExporter =
-    traces.dbStatements === 'sanitized' ? { ...told, export: (spans, done) => told.export(spans.map(withSanitizedStatement), done) } : told;
+  const sent: SpanExporter = outgoing ? { ...told, export: (spans, done) => told.export(spans.map(outgoing), done) } : told;
   return new (otelSdkTrace().BatchSpanProcessor)({ exporter: sent, maxQueueSize, maxExportBatchSize, scheduledDelayMillis });
 }
 

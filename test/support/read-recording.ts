@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Profile } from 'pprof-format';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { decodeTraceRequestJson } from './otlp-decode-json.js';
 import type { DecodedSpan } from './otlp-types.js';
@@ -37,7 +37,7 @@ export interface Recording {
   profiles: { name: string; type: string; samples: SampleView[]; profile: Profile }[];
   spans: DecodedSpan[];
   spanFiles: string[];
-  /** Bytes of the profile and span files on disk. */
+  /** Bytes of the profile and span files and of blocks.json (when there is one) on disk: what run.json counts. */
   bytesOnDisk: number;
 }
 
@@ -71,5 +71,10 @@ export function readRun(dir: string): Recording {
     const lines = text.split('\n').filter((line) => line !== '');
     return lines.flatMap((line) => decodeTraceRequestJson(line));
   });
+  const blocks = path.join(dir, 'blocks.json');
+  if (existsSync(blocks)) {
+    JSON.parse(readFileSync(blocks, 'utf8'));
+    bytesOnDisk += statSync(blocks).size;
+  }
   return { dir, manifest, profiles, spans, spanFiles, bytesOnDisk };
 }

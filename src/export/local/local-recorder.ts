@@ -1,4 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Block } from '../../blocks/block.js';
 import type { Config } from '../../config/index.js';
 import { type Logger, reason } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
@@ -6,6 +7,7 @@ import { type Manifest, RUN_HEARTBEAT_MS } from '../../recording.js';
 import { removeQuietly } from '../../util/atomic-file.js';
 import type { Destination, FinalData } from '../destination.js';
 import { encodeSync, PPROF, WindowEncoder } from '../../profiling/window-encoder.js';
+import { BlockFile } from './block-file.js';
 import { MergeThread } from './merge-thread.js';
 import { ProfileWindows } from './profile-windows.js';
 import { createRunFolder } from './run-folder.js';
@@ -42,6 +44,7 @@ export class LocalRecorder implements Destination {
   private readonly caps: RunCaps;
   private readonly windows: ProfileWindows;
   private readonly spanFiles: SpanFiles;
+  private readonly blockFile: BlockFile;
   private readonly merger: MergeThread;
   private readonly keeper = new SpanKeeper();
   /** Kept spans not written yet, and the timer that writes them. */
@@ -75,6 +78,7 @@ export class LocalRecorder implements Destination {
     this.merger = new MergeThread(log);
     this.windows = new ProfileWindows({ dir: this.dir, manifest: this.manifest, caps: this.caps, guard: this.guard, merger: this.merger, log });
     this.spanFiles = new SpanFiles(this.dir, this.manifest, this.caps, log);
+    this.blockFile = new BlockFile(this.dir, this.manifest, this.caps, this.guard, log);
     // Tells other processes this run is alive when there is nothing to write (see isRunning).
     this.heartbeat = setInterval(() => {
       if (this.live()) this.manifest.touch(log);
@@ -146,6 +150,16 @@ export class LocalRecorder implements Destination {
     this.manifest.counts.droppedSpans++;
   }
 
+  /** Event-loop blocks of `thresholdMs` or longer are watched: run.json says so from now on. */
+  blocksWatched(thresholdMs: number): void {
+    if (this.live()) this.blockFile.watched(thresholdMs);
+  }
+
+  /** An event-loop block: counted, and kept in blocks.json if it is among the longest (block-file.ts). */
+  blocks(block: Block): void {
+    if (this.live()) this.blockFile.add(block);
+  }
+
   /** Log records and metrics are not recorded locally: in local mode they stay the NodeSDK's (tracing.ts). */
   logRecords(): void {}
 
@@ -202,6 +216,7 @@ export class LocalRecorder implements Destination {
       clearTimeout(this.writeTimer);
       this.spanFiles.write(this.unwritten);
       this.unwritten = [];
+      this.blockFile.write();
       this.manifest.data.endedAt = new Date().toISOString();
       this.manifest.data.complete = true;
       this.manifest.write();

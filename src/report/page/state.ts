@@ -1,11 +1,11 @@
-/** What the page shows now: the profile type, the view (whole process, an endpoint, a span, a request), the thread, the zoom, the search. */
+/** What the page shows now: the profile type, the view (whole process, an endpoint, a span, a request, an event-loop block), the thread, the zoom, the search. */
 import type { ProfileKind } from '../load-run.js';
 import type { PerSpanType } from '../../profiling/profile-types.js';
 import { data } from './data.js';
 
 export interface View {
-  type: 'process' | 'endpoint' | 'span' | 'request';
-  /** Into data.endpoints (endpoint, request) or data.slowest (span); -1 for the process. */
+  type: 'process' | 'endpoint' | 'span' | 'request' | 'block';
+  /** Into data.endpoints (endpoint, request), data.slowest (span) or data.blocks.list (block); -1 for the process. */
   index: number;
 }
 

@@ -1,7 +1,8 @@
 /** The tree the flame graph draws for the page's state, and how its title names it. */
 import type { FlameTree } from '../aggregate.js';
 import type { PerSpanType } from '../../profiling/profile-types.js';
-import { formatDuration } from '../format.js';
+import { OUTSIDE_SPANS } from '../blocked-by.js';
+import { formatDuration, formatTime } from '../format.js';
 import { data } from './data.js';
 import { threadTree } from './flame-layout.js';
 import { state } from './state.js';
@@ -14,6 +15,7 @@ export function currentTree(): FlameTree {
   if (state.view.type === 'endpoint') tree = trees.endpoints[state.view.index]![perSpan];
   if (state.view.type === 'span') tree = trees.slowest[state.view.index]![perSpan];
   if (state.view.type === 'request') tree = trees.requests[state.view.index]![perSpan];
+  if (state.view.type === 'block') tree = trees.blocks[state.view.index]![perSpan];
   return state.thread < 0 ? tree : threadTree(tree, state.thread);
 }
 
@@ -32,6 +34,10 @@ export function viewTitle(): string {
   if (state.view.type === 'request') {
     const endpoint = data.endpoints[state.view.index]!;
     return `Slowest request of ${endpoint.name} (${formatDuration(endpoint.waits!.waterfall!.durationNs)})`;
+  }
+  if (state.view.type === 'block') {
+    const block = data.blocks!.list[state.view.index]!;
+    return `Event-loop block of ${formatDuration(block.durationMs * 1e6)} in ${block.name || OUTSIDE_SPANS} at ${formatTime(block.startMs)}`;
   }
   return 'Whole process';
 }
