@@ -1,7 +1,7 @@
 /**
  * The diff flame graph's colour scale: a frame by the change of its time per request, after
  * against before. Red is slower, blue faster, grey within the band (the diff's minimum effect,
- * `--min-effect`, 10% by default: what a shared machine varies by between two runs of the same
+ * `--min-effect`, 15% by default: what a shared machine varies by between two runs of the same
  * code, docs/diff.md), the colour deeper as the change grows, deepest from ±50%. A frame only
  * the after run has is `new` (the deepest red), one only the before run has `gone` (a pale blue;
  * the page hatches both, so they read apart from a mere change). Pure: the page's bundle and the

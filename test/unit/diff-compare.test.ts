@@ -181,7 +181,7 @@ describe('what users and tools read', () => {
     assert.match(text, /\nAdded \(only in the after run\):\n {2}GET \/new — 25 requests\n/);
     assert.match(
       text,
-      /\n1 of the 2 endpoints in both runs changed beyond the noise\.\n\* beyond the noise: the change's interval excludes 0 and the change is at least 10% of the before value/,
+      /\n1 of the 2 endpoints in both runs changed beyond the noise\.\n\* beyond the noise: the change's interval excludes 0 and the change is at least 15% of the before value/,
     );
     assert.match(text, /the change ± 3\.23 standard errors, from a bootstrap over requests/);
   });
