@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Profile } from 'pprof-format';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Manifest, RunCounts } from '../../src/recording.js';
 import { decodeTraceRequestJson } from './otlp-decode-json.js';
 import type { DecodedSpan } from './otlp-types.js';
 import { sampleViewsOf, type SampleView } from './pprof-helpers.js';
@@ -20,18 +21,8 @@ export interface Recording {
     complete: boolean;
     endedAt: string | null;
     capBytes: number;
-    counts: {
-      windows: number;
-      profileFiles: number;
-      spanFiles: number;
-      spans: number;
-      bytes: number;
-      droppedWindows: number;
-      thinnedWindows: number;
-      droppedSpans: number;
-      summarizedSpans: number;
-    };
-    endpoints: { name: string; kind: number; count: number; errors: number; totalNs: number; maxNs: number; histogram: Record<string, number> }[];
+    counts: RunCounts;
+    endpoints: Manifest['endpoints'];
   };
   /** `samples[i]` is a view of `profile.sample[i]`; the profile has what a view leaves out (file names). */
   profiles: { name: string; type: string; samples: SampleView[]; profile: Profile }[];
