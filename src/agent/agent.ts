@@ -11,6 +11,7 @@ import { GATHER, gatherNow, nextGatherMs } from '../profiling/gather-pace.js';
 import type { Profiler, ProfileWindow } from '../profiling/profiler.js';
 import type { Finisher } from './shutdown.js';
 import { WindowHold } from '../span-link/window-hold.js';
+import { MAIN_THREAD_NAME } from '../wire.js';
 import type { Threads } from '../threads/main-thread.js';
 
 /** What the preload leaves running in the app: the agent (none when it could not start) and its exit hooks. */
@@ -88,7 +89,7 @@ export class Agent implements Finisher {
         if (gatherNow(now, this.lastStopAt, this.nextCutAt)) {
           nextMs = nextGatherMs(waitMs, profiler?.gather() ?? 0, config.flushIntervalMs);
           this.lastStopAt = now;
-          this.reportStuck();
+          this.reportSampler();
         }
       } catch (error) {
         log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
@@ -114,7 +115,7 @@ export class Agent implements Finisher {
         if (gatherNow(now, this.lastStopAt, this.nextCutAt)) {
           profiler?.gather();
           this.lastStopAt = now;
-          this.reportStuck();
+          this.reportSampler();
         }
       } catch (error) {
         log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
@@ -129,17 +130,22 @@ export class Agent implements Finisher {
       const window = profiler?.cut();
       if (window) this.hold.add(window);
       threads?.sweep();
-      this.reportStuck();
+      this.reportSampler();
     } catch (error) {
       log.warnOnce('window', `could not collect a profile window: ${reason(error)}`);
     }
   }
 
-  private reportStuck(): void {
-    const stuck = this.parts.profiler?.time?.stuckAtLastStop ?? 0;
+  /** What the last stop found wrong with the sampler: stuck, or samples dropped in a stall. */
+  private reportSampler(): void {
+    const time = this.parts.profiler?.time;
+    if (time === undefined) return;
+    const stuck = time.stuckAtLastStop;
     const message = 'the V8 profiler stopped sampling (a known V8 bug); the sampler was restarted, the last window may be incomplete';
     if (stuck === 2) this.parts.log.warnOnce('sampler-stuck', message);
     else if (stuck === 1) this.parts.log.debug(`${message} (possibly)`);
+    const dropped = time.droppedAtLastStop(MAIN_THREAD_NAME);
+    if (dropped !== undefined) this.parts.log.warnOnce('sampler-dropped', dropped);
   }
 
   /**

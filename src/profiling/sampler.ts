@@ -38,6 +38,30 @@ export function judgeStuck(suspectMicros: number, found: number, durationMicros:
   return covered >= needed ? { stuck: found, suspectMicros: 0 } : { stuck: 0, suspectMicros: covered };
 }
 
+/**
+ * How long a stall the sampler keeps every sample of. The native sampler keeps a record per sample
+ * (its context, when it was taken, the thread's CPU time) in a buffer sized when it starts —
+ * `2 × durationMillis / interval` records (wall.cc, `contexts_.reserve`) — emptied at every stop,
+ * and it drops from the tree every sample it holds no record for: that time is lost, not left
+ * unlabelled. Stops come at most a window apart while the event loop turns, and none while it is
+ * blocked: sized by the window alone, a 5-second stall with 1-second windows kept 2 of its 5 seconds.
+ * So the buffer holds `ms` of samples, at most `records` of them (48 bytes each, address space
+ * until samples are written to it), and never fewer than two windows' worth.
+ */
+export const STALL_KEPT: StallKept = { ms: 300_000, records: 262_144 };
+
+export interface StallKept {
+  readonly ms: number;
+  readonly records: number;
+}
+
+/** The `durationMillis` to start the native sampler with: its buffer then holds what STALL_KEPT says. */
+export function bufferMillis(windowMillis: number, intervalMicros: number, keep: StallKept = STALL_KEPT): number {
+  const perMilli = 1000 / intervalMicros;
+  const records = Math.max(2 * windowMillis * perMilli, Math.min(keep.ms * perMilli, keep.records));
+  return Math.ceil((records * intervalMicros) / 2000);
+}
+
 /** The native TimeProfiler's surface (bindings/profilers/wall.cc in DataDog/pprof-nodejs). */
 interface NativeTimeProfiler {
   start(): void;
@@ -51,12 +75,21 @@ interface NativeTimeProfiler {
   createContextHolder(value: unknown): object;
   /** 0 nothing, 1 maybe, 2 certainly: V8's profiler got stuck during the profile just stopped. */
   v8ProfilerStuckEventLoopDetected(): number;
+  /** Shared fields; `state[constants.kSampleCount]` counts the records kept since the last stop, up to the buffer's size. */
+  readonly state: Uint32Array;
+}
+
+interface NativeBindings {
+  TimeProfiler: new (options: object) => NativeTimeProfiler;
+  constants: { kSampleCount: number };
 }
 
 export interface SamplerOptions {
   intervalMicros: number;
-  /** Expected window length: the native side sizes its context buffer from it. */
-  durationMillis: number;
+  /** How long a window lasts: the sampler is stopped at least this often while the event loop turns. */
+  windowMillis: number;
+  /** How long a stall to keep every sample of (STALL_KEPT unless said). */
+  keep?: StallKept;
   /** Record the context slot at every sample (needs SIGPROF: not on Windows). */
   withContexts: boolean;
   /** Thread CPU time per sample (needs contexts). */
@@ -91,17 +124,24 @@ export class Sampler {
   private stuck = 0;
   /** How long the stops in a row that looked stuck covered, microseconds. */
   private suspectMicros = 0;
+  /** How many samples the native buffer keeps between two stops, and the index of its count in `state`. */
+  private records = 0;
+  private countField = 0;
+  private dropped = false;
 
   constructor(private readonly options: SamplerOptions) {
     this.frameKey = options.useFrame ? new AsyncLocalStorage<object | undefined>() : undefined;
   }
 
   start(): void {
-    const { TimeProfiler } = require(PPROF_BINDINGS) as { TimeProfiler: new (options: object) => NativeTimeProfiler };
-    const { withContexts, useFrame } = this.options;
+    const { TimeProfiler, constants } = require(PPROF_BINDINGS) as NativeBindings;
+    const { withContexts, useFrame, intervalMicros } = this.options;
+    const durationMillis = bufferMillis(this.options.windowMillis, intervalMicros, this.options.keep);
+    this.records = Math.floor((durationMillis * 2000) / intervalMicros);
+    this.countField = constants.kSampleCount;
     this.native = new TimeProfiler({
-      intervalMicros: this.options.intervalMicros,
-      durationMillis: this.options.durationMillis,
+      intervalMicros,
+      durationMillis,
       lineNumbers: false,
       withContexts,
       collectCpuTime: withContexts && this.options.collectCpuTime,
@@ -145,6 +185,7 @@ export class Sampler {
   stop(restart: boolean): TimeProfile | undefined {
     const native = this.native;
     if (native === undefined) return undefined;
+    this.dropped = this.options.withContexts && native.state[this.countField]! >= this.records;
     const profile = native.stop(restart);
     if (restart) {
       ({ stuck: this.stuck, suspectMicros: this.suspectMicros } = judgeStuck(
@@ -162,6 +203,16 @@ export class Sampler {
       this.native = undefined;
     }
     return profile;
+  }
+
+  /** Whether the native buffer was full at the last stop: the samples after it filled were dropped (STALL_KEPT). */
+  get droppedAtLastStop(): boolean {
+    return this.dropped;
+  }
+
+  /** How long a stall the native buffer keeps, milliseconds. */
+  get keepsMillis(): number {
+    return (this.records * this.options.intervalMicros) / 1000;
   }
 
   /** What the last `stop(true)` found of V8's profiler getting stuck: 0, 1 (maybe) or 2 (certainly). */

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { TimeProfile } from '@datadog/pprof/out/src/v8-types.js';
 import type { ProfileSource } from './profile-source.js';
 import type { WindowPart } from './profile-window.js';
+import { epochOffsetMicros } from './epoch-offset.js';
 import { type FrameSlot, type GlobalSlot, Sampler } from './sampler.js';
 import type { FoldShipment, ShippedLabels } from './fold-shipment.js';
 import type { OtherThread, SampleLabels } from './profile-window.js';
@@ -54,7 +55,7 @@ export class TimeSource implements ProfileSource {
     this.frameCarriesContext = this.linksSamples && acf.isAsyncContextFrameActive();
     this.sampler = new Sampler({
       intervalMicros: options.intervalMicros,
-      durationMillis: options.flushIntervalMs,
+      windowMillis: options.flushIntervalMs,
       withContexts: this.linksSamples,
       // CPU time per sample needs contexts; the wall-only set-up skips its cost.
       collectCpuTime: options.types.includes('cpu'),
@@ -123,15 +124,11 @@ export class TimeSource implements ProfileSource {
   get stuckAtLastStop(): number {
     return this.sampler.stuckAtLastStop;
   }
-}
 
-/**
- * The epoch's lead over the monotonic clock now, in microseconds. The sampler turns its
- * monotonic ticks into epoch timestamps by the system clock read as it stops; read again right
- * after, this takes them back, so a step of the system clock between a span's end and the stop
- * (NTP, a resumed VM) leaves a sample where it was. Date.now()'s millisecond step makes samples
- * read up to 1 ms late (labels.ts, CLOCK_SKEW_MICROS).
- */
-function epochOffsetMicros(): number {
-  return (Date.now() - performance.now()) * 1000;
+  /** Why samples before the last stop were dropped (Sampler.droppedAtLastStop), as a warning names it; undefined when none was. */
+  droppedAtLastStop(thread: string): string | undefined {
+    if (!this.sampler.droppedAtLastStop) return undefined;
+    const seconds = Math.round(this.sampler.keepsMillis / 1000);
+    return `thread "${thread}" ran more than ${seconds} s without turning its event loop: the profiler keeps ${seconds} s of samples between two turns (at ${this.options.intervalMicros} µs apart), the rest of that stall was dropped from the profiles`;
+  }
 }

@@ -123,8 +123,9 @@ export class LabelRegistry {
 /**
  * How far a sample's time may read after its span's end, though taken before it: the sampler
  * stamps samples in epoch microseconds, through the system clock read at each stop, and they are
- * brought back to the monotonic clock through Date.now() read right after it (TimeSource), whose
- * millisecond steps make a sample read up to 1 ms late.
+ * brought back to the monotonic clock through Date.now() read right after it
+ * (profiling/epoch-offset.ts), whose millisecond steps make a sample read up to half a
+ * millisecond late.
  */
 const CLOCK_SKEW_MICROS = 2_000;
 

@@ -78,6 +78,8 @@ function startWorkerAgent(shared: ThreadsShared, log: Logger): void {
     lastShipAt = performance.now();
     try {
       const shipment = time?.ship(last);
+      const dropped = time?.droppedAtLastStop(name);
+      if (dropped !== undefined) log.warnOnce('worker-sampler-dropped', dropped);
       directory.sweep();
       if (shipment) postToMain({ type: 'samples', thread, name, shipment });
       if (heap !== undefined && (last || lastShipAt - heapShippedAt >= config.flushIntervalMs)) {

@@ -1,0 +1,62 @@
+/**
+ * The native sampler drops every sample it has no record for, and its records are only freed when
+ * it is stopped — which a stalled event loop cannot do. What its buffer keeps, and how a stall
+ * that outlasted it is told.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bufferMillis, STALL_KEPT, Sampler } from '../../src/profiling/sampler.js';
+
+/** Records the native side reserves for `durationMillis` (wall.cc: `duration * 2 / samplingPeriod`, in µs). */
+const records = (durationMillis: number, intervalMicros: number) => Math.floor((durationMillis * 2000) / intervalMicros);
+const keptMs = (windowMs: number, intervalMicros: number) => (records(bufferMillis(windowMs, intervalMicros), intervalMicros) * intervalMicros) / 1000;
+
+describe('what the sampler’s buffer keeps between two stops', () => {
+  const cases = [
+    { why: 'the default window and interval: five minutes of stall', windowMs: 15_000, intervalMicros: 10_000, ms: STALL_KEPT.ms },
+    { why: 'short windows keep as long a stall', windowMs: 1_000, intervalMicros: 2_000, ms: STALL_KEPT.ms },
+    { why: 'the finest interval: as many records as the cap allows', windowMs: 1_000, intervalMicros: 100, ms: (STALL_KEPT.records * 100) / 1000 },
+    { why: 'never fewer than two windows', windowMs: 600_000, intervalMicros: 10_000, ms: 1_200_000 },
+  ];
+  for (const c of cases) {
+    it(`${c.windowMs} ms windows, ${c.intervalMicros} µs apart → ${c.ms / 1000} s (${c.why})`, () => {
+      // The native side takes whole milliseconds: two of kept time at most above what was asked.
+      const kept = keptMs(c.windowMs, c.intervalMicros);
+      assert.ok(kept >= c.ms && kept <= c.ms + 2, `${kept} ms kept`);
+    });
+  }
+});
+
+/** Keeps the thread on the CPU for `ms`. */
+function burn(ms: number): void {
+  const end = performance.now() + ms;
+  let x = 0;
+  while (performance.now() < end) x += Math.sqrt(x + 1);
+  assert.ok(x > 0);
+}
+
+it('a stop after a stall longer than the buffer keeps says samples were dropped; the next stop, after a short run, does not', {
+  skip: process.platform === 'win32',
+}, () => {
+  // 200 records at 1 ms: 200 ms kept.
+  const sampler = new Sampler({
+    intervalMicros: 1_000,
+    windowMillis: 50,
+    keep: { ms: 200, records: 200 },
+    withContexts: true,
+    collectCpuTime: false,
+    useFrame: false,
+  });
+  sampler.start();
+  try {
+    assert.equal(sampler.keepsMillis, 200);
+    burn(600);
+    sampler.stop(true);
+    assert.equal(sampler.droppedAtLastStop, true);
+    burn(100);
+    sampler.stop(true);
+    assert.equal(sampler.droppedAtLastStop, false);
+  } finally {
+    sampler.stop(false);
+  }
+});
