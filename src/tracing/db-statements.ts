@@ -43,7 +43,14 @@ const SQL_SYSTEMS: ReadonlySet<string> = new Set([
   'other_sql',
 ]);
 
-const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}_$@#]/u.test(c);
+const WORD_CHAR = /[\p{L}\p{N}_$@#]/u;
+/** A letter, digit, `_`, `$`, `@` or `#` (any script's letters and digits); ASCII answered without the regex. */
+export function isWordChar(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  if (code >= 128) return WORD_CHAR.test(c);
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36 || code === 64 || code === 35;
+}
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 /** Letters that may prefix a string literal: E'…' (PostgreSQL escapes), N'…' (national), X'…', B'…'. */
 const STRING_PREFIXES: ReadonlySet<string> = new Set(['e', 'n', 'x', 'b']);
@@ -138,6 +145,28 @@ function isSql(attributes: ReadableSpan['attributes']): boolean {
   });
 }
 
+/** Statements this long or longer are sanitized every time, not kept. */
+const MEMO_LONGEST = 2_048;
+/** How many sanitized statements are kept; the oldest goes first. */
+const MEMO_ENTRIES = 256;
+const memo = new Map<string, string>();
+
+/**
+ * sanitizeSql, remembered: an app sends the same few statements over and over (its parameters go
+ * apart from the text), and a span of each has its text sanitized on the way out. Texts with the
+ * app's values inlined (an ORM's) are each new: they take a place for a while, within the bound.
+ */
+function sanitizedOnce(sql: string): string {
+  if (sql.length >= MEMO_LONGEST) return sanitizeSql(sql);
+  let sanitized = memo.get(sql);
+  if (sanitized === undefined) {
+    sanitized = sanitizeSql(sql);
+    if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+    memo.set(sql, sanitized);
+  }
+  return sanitized;
+}
+
 /**
  * The span as it is sent: when it records an SQL statement, a view of it whose attributes hold the
  * sanitized text (the span itself, which the app's own processors may hold, is left as it is);
@@ -149,7 +178,7 @@ export function withSanitizedStatement(span: ReadableSpan): ReadableSpan {
   const sanitized = { ...attributes };
   for (const name of STATEMENT_ATTRIBUTES) {
     const text = attributes[name];
-    if (typeof text === 'string') sanitized[name] = sanitizeSql(text);
+    if (typeof text === 'string') sanitized[name] = sanitizedOnce(text);
   }
   // Everything else reads through to the span: its fields and methods, `this` included.
   return Object.create(span, { attributes: { value: sanitized, enumerable: true } }) as ReadableSpan;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { sanitizeSql, withSanitizedStatement } from '../../src/tracing/db-statements.js';
+import { isWordChar, sanitizeSql, withSanitizedStatement } from '../../src/tracing/db-statements.js';
 
 const CASES: readonly [rule: string, sql: string, sanitized: string][] = [
   ['a string literal', "SELECT * FROM users WHERE email = 'jane@example.com'", 'SELECT * FROM users WHERE email = ?'],
@@ -39,6 +39,13 @@ describe('sanitizeSql', () => {
   for (const [rule, sql, sanitized] of CASES) {
     it(rule, () => assert.equal(sanitizeSql(sql), sanitized));
   }
+  it('reads a name character as Unicode does: every UTF-16 code unit answered as the letter-digit-_$@# rule answers it', () => {
+    const rule = /[\p{L}\p{N}_$@#]/u;
+    for (let code = 0; code < 0x10000; code++) {
+      const c = String.fromCharCode(code);
+      if (isWordChar(c) !== rule.test(c)) assert.fail(`U+${code.toString(16)}: ${isWordChar(c)}`);
+    }
+  });
   it('is linear: a long statement of many literals takes no time to speak of', () => {
     const sql = `INSERT INTO t VALUES ${Array.from({ length: 20_000 }, (_, i) => `(${i}, 'user${i}@example.com')`).join(', ')}`;
     const out = sanitizeSql(sql);
@@ -64,6 +71,12 @@ describe('withSanitizedStatement', () => {
     assert.equal(span.attributes['db.statement'], "SELECT 'a'", 'the app’s span is unchanged');
     assert.equal(sent.name, span.name);
     assert.deepEqual(sent.spanContext(), { spanId: 'pg.query:SELECT shop' }, 'methods read through, with their this');
+  });
+  it('a statement sent again goes sanitized again, and so does each of many different ones', () => {
+    const sent = (text: string) => withSanitizedStatement(spanOf({ 'db.system': 'postgresql', 'db.statement': text })).attributes['db.statement'];
+    for (let round = 0; round < 2; round++) assert.equal(sent("SELECT * FROM t WHERE a = 'x'"), 'SELECT * FROM t WHERE a = ?');
+    for (let i = 0; i < 1_000; i++) assert.equal(sent(`SELECT * FROM t WHERE a = 'user${i}'`), 'SELECT * FROM t WHERE a = ?');
+    assert.equal(sent("SELECT * FROM t WHERE a = 'x'"), 'SELECT * FROM t WHERE a = ?');
   });
   it('the newer db.system.name is read too', () => {
     assert.equal(withSanitizedStatement(spanOf({ 'db.system.name': 'mysql', 'db.query.text': "SELECT 'x'" })).attributes['db.query.text'], 'SELECT ?');
