@@ -69,7 +69,7 @@ export const SIDE_ONLY = [
   { id: 'pyro-heap', label: 'pyro-run full + heap profile', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_PROFILES: 'cpu,wall,heap' } },
 ];
 
-export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY].find((c) => c.id === id);
+export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY, SAMPLER_ALONE].find((c) => c.id === id);
 
 /**
  * pyro-run's preload loaded with its agent skipped for `script` (PYRO_RUN_SKIP): what loading the

@@ -46,16 +46,17 @@ export function mainThreadCpuNs(pid) {
 }
 
 /**
- * One round: `a` and `b` launched on the app core, warmed and measured at the same time. Returns
- * per contender req/s and CPU µs per request, and the ratios a/b of requests per CPU second and of
+ * One round: `a` and `b` launched on the app core, warmed and measured at the same time, loaded on
+ * `path` (the throughput apps' `/json` unless said), `extraEnv` given to both. Returns per
+ * contender req/s and CPU µs per request, and the ratios a/b of requests per CPU second and of
  * req/s (above 1: `a` is the cheaper).
  */
-export async function sideBySide(bin, [a, b], appFile, sinkUrl, { seconds, warmupSeconds, connections, round }) {
+export async function sideBySide(bin, [a, b], appFile, sinkUrl, { seconds, warmupSeconds, connections, round, path = '/json', extraEnv = {} }) {
   const order = round % 2 === 0 ? [a, b] : [b, a];
   const apps = [];
   try {
-    for (const contender of order) apps.push({ contender, ...(await launchApp(contender, appFile, { sinkUrl })) });
-    const load = (s) => Promise.all(apps.map((app) => wrk(bin, `${app.url}/json`, { connections, seconds: s })));
+    for (const contender of order) apps.push({ contender, ...(await launchApp(contender, appFile, { sinkUrl, extraEnv })) });
+    const load = (s) => Promise.all(apps.map((app) => wrk(bin, `${app.url}${path}`, { connections, seconds: s })));
     await load(warmupSeconds);
     const before = apps.map((app) => processCpuNs(app.handle.child.pid));
     const runs = await load(seconds);
