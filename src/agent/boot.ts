@@ -15,6 +15,7 @@ import { NO_DESTINATION } from '../export/no-destination.js';
 import { otlpTlsEndpoints, remoteUpstreams } from '../export/remote-upstreams.js';
 import { originTls } from '../export/transport/origin-tls.js';
 import { Uploads } from '../export/uploads.js';
+import { onFirstListen } from './first-listen.js';
 import { guardInstrumentations } from '../tracing/instrumentation-guard.js';
 import { openRecording } from '../export/local/local-mode.js';
 import { type Logger, reason } from '../log.js';
@@ -210,9 +211,11 @@ export function boot(config: Config, log: Logger): Started {
           settings: workerSettings(config),
         })
       : undefined;
-  // After tracing: the warm-up's loopback exchange is our own traffic, which only a registered
-  // context manager keeps out of the app's own telemetry (the instrumentations' spans and metrics).
-  destination.prepare?.();
+  // Subscribed after tracing: the warm-up's loopback exchange is our own traffic, which only a
+  // registered context manager keeps out of the app's own telemetry (the instrumentations' spans
+  // and metrics). A process that never listens loads the upload path at its first upload.
+  const prepare = destination.prepare?.bind(destination);
+  if (prepare) onFirstListen(prepare);
 
   agent = new Agent({
     config,

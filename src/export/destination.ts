@@ -19,7 +19,7 @@ export interface FinalData {
  * turns and synchronously inside process 'exit'.
  */
 export interface Destination {
-  /** Loads what sending needs, at start-up, once tracing runs (the uploads' warm-up, uploads.ts). */
+  /** Loads what sending needs, when the app starts serving (the uploads' warm-up, uploads.ts; agent/first-listen.ts). Never throws. */
   prepare?(): void;
   profiles(window: ProfileWindow): void;
   /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */

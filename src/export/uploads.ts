@@ -24,13 +24,14 @@ export class Uploads implements Destination {
   ) {}
 
   /**
-   * Loads what uploads need — undici's parts and each upstream's encoder — in the preload (boot.ts),
-   * before the app's main module runs, rather than at the first upload in the middle of its
-   * traffic, where loading them holds its event loop. Not in the app's first turns of the
-   * event loop either: an app that listens in its main module serves from its first turn, and work
-   * left for those turns ran beside its first, coldest requests (the big app's first second of
-   * load, docs/performance.md). Here it adds to the process's start, once (docs/performance.md,
-   * "Start-up"), and holds nothing the app runs. A failure is left for the first real upload to report.
+   * Loads what uploads need — undici's parts and each upstream's encoder — inside the app's first
+   * `listen()` (boot.ts, agent/first-listen.ts), rather than at the first upload in the middle of
+   * its traffic, where loading them holds its event loop. Not in the app's first turns of the event
+   * loop either: an app that listens in its main module serves from its first turn, and work left
+   * for those turns ran beside its first, coldest requests (the big app's first second of load,
+   * docs/performance.md). A process that never listens loads them at its first upload instead, and
+   * starts without them (docs/performance.md, "Start-up"). A failure is left for the first real
+   * upload to report.
    */
   prepare(): void {
     if (this.upstreams.length === 0) return;

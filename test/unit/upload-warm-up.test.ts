@@ -1,7 +1,9 @@
 /**
- * The uploads' warm-up (uploads.ts): what uploads need is loaded in the preload, before the app's
- * main module runs — not in the app's first turns of the event loop, where an app that listens in
- * its main module already serves — and a warm-up that fails is left for the first upload.
+ * The uploads' warm-up (uploads.ts): what uploads need is loaded inside the app's first
+ * `listen()` (agent/first-listen.ts) — before a server can be connected to, not in the app's first
+ * turns of the event loop, where an app that listens in its main module already serves — a process
+ * that never listens starts without it and loads it for its first upload, and a warm-up that fails
+ * is left for the first upload.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -11,18 +13,52 @@ import { loadUndici } from '../../src/export/transport/undici-parts.js';
 import type { Upstream } from '../../src/export/upstream.js';
 import { Logger } from '../../src/log.js';
 import { registerPath, runNode } from '../support/child.js';
+import { startReceiver } from '../support/receiver.js';
+
+/** Whether the agent's HTTP client is loaded, read from the app's own code. */
+const LOADED = `const loaded = () => Object.keys(require.cache).some((file) => file.replace(/\\\\/g, '/').endsWith('undici/lib/dispatcher/agent.js'));`;
 
 /** Prints, from the app's first line, whether the agent's HTTP client is loaded already. */
 const APP = `
-  const loaded = Object.keys(require.cache).some((file) => file.replace(/\\\\/g, '/').endsWith('undici/lib/dispatcher/agent.js'));
-  console.log(loaded ? 'loaded before the app' : 'not loaded');
+  ${LOADED}
+  console.log(loaded() ? 'loaded before the app' : 'not loaded');
 `;
 
-it('with a remote destination, the HTTP client is loaded before the app’s first line, and the process ends when the app does', async () => {
-  const app = runNode(['--import', registerPath, '-e', APP], { env: { PYROSCOPE_SERVER_ADDRESS: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'none' } });
+/** A server: whether the client is loaded before its listen(), right after it returns, and when it is listening. */
+const SERVER = `
+  ${LOADED}
+  const before = loaded();
+  const server = require('node:http').createServer((req, res) => res.end());
+  server.listen(0, '127.0.0.1', () => {
+    console.log(JSON.stringify({ before, afterListenReturned, listening: loaded() }));
+    server.close();
+  });
+  const afterListenReturned = loaded();
+`;
+
+it('a process that never listens starts without the HTTP client, and still sends its last window when it ends', async () => {
+  const receiver = await startReceiver();
+  try {
+    const app = runNode(['--import', registerPath, '-e', `${APP}; const end = Date.now() + 100; while (Date.now() < end);`], {
+      env: { PYROSCOPE_SERVER_ADDRESS: receiver.url, OTEL_TRACES_EXPORTER: 'none' },
+    });
+    const exit = await app.exited;
+    assert.deepEqual(exit, { code: 0, signal: null }, app.stderr);
+    assert.equal(app.stdout.trim(), 'not loaded');
+    assert.ok(
+      receiver.ingests.some((ingest) => ingest.metricName === 'process_cpu'),
+      'the last window reached the receiver',
+    );
+  } finally {
+    await receiver.close();
+  }
+});
+
+it('a server has the HTTP client loaded by its first listen(), before it can be connected to', async () => {
+  const app = runNode(['--import', registerPath, '-e', SERVER], { env: { PYROSCOPE_SERVER_ADDRESS: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'none' } });
   const exit = await app.exited;
   assert.deepEqual(exit, { code: 0, signal: null }, app.stderr);
-  assert.equal(app.stdout.trim(), 'loaded before the app');
+  assert.deepEqual(JSON.parse(app.stdout.trim()), { before: false, afterListenReturned: true, listening: true });
 });
 
 it('without a destination that uploads, nothing of the HTTP client is loaded', async () => {
