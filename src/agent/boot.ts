@@ -216,6 +216,7 @@ export function boot(config: Config, log: Logger): Started {
   // and metrics). A process that never listens loads the upload path at its first upload.
   const prepare = destination.prepare?.bind(destination);
   if (prepare) onFirstListen(prepare);
+  destination.sendKept?.();
 
   agent = new Agent({
     config,

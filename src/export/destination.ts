@@ -21,6 +21,8 @@ export interface FinalData {
 export interface Destination {
   /** Loads what sending needs, when the app starts serving (the uploads' warm-up, uploads.ts; agent/first-listen.ts). Never throws. */
   prepare?(): void;
+  /** Sends what earlier processes kept as they died, at start (uploads.ts). Never throws. */
+  sendKept?(): void;
   profiles(window: ProfileWindow): void;
   /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */
   renameService(name: string): void;

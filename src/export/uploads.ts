@@ -43,6 +43,17 @@ export class Uploads implements Destination {
     }
   }
 
+  /** What earlier processes kept as they died (the heap profile at their limit), sent at start. */
+  sendKept(): void {
+    for (const upstream of this.upstreams) {
+      try {
+        upstream.sendKept?.();
+      } catch (error) {
+        this.log.debug(`could not send what an earlier process kept: ${reason(error)}`);
+      }
+    }
+  }
+
   profiles(window: ProfileWindow): void {
     for (const upstream of this.upstreams) upstream.profiles?.(window);
   }

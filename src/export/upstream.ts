@@ -14,8 +14,10 @@ export type Send = (request: Outgoing) => void;
  * to `Send`. Steady-state calls never throw; encoding that takes time runs off the app's hot path.
  */
 export interface Upstream {
-  /** Loads what its encoding needs, at start-up rather than in the middle of its traffic (uploads.ts). */
+  /** Loads what its encoding needs, before the app serves rather than in the middle of its traffic (uploads.ts). */
   prepare(): void;
+  /** Sends what an earlier process kept for it as it died (at start). */
+  sendKept?(): void;
   profiles?(window: ProfileWindow): void;
   spans?(batch: ReadableSpan[]): void;
   logRecords?(batch: ReadableLogRecord[]): void;

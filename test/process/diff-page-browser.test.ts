@@ -98,7 +98,7 @@ describe('the diff page', { timeout: 240_000, skip }, () => {
     const rows = page.locator('[data-testid="diff-endpoint-row"]');
     assert.deepEqual(await rows.evaluateAll((elements) => elements.map((e) => e.getAttribute('data-name'))), [CHECKOUT, PRODUCTS]);
     assert.equal(await rows.first().getAttribute('aria-selected'), 'true');
-    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^POST \/checkout — \d+ → \d+ requests · CPU per request$/);
+    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^POST \/checkout — [\d,]+ → [\d,]+ requests · CPU per request$/);
     const cpu = rows.first().locator('[data-metric="cpuPerRequest"]');
     assert.match((await cpu.textContent()) ?? '', /^[\d.]+[µm]s → [\d.]+[µm]s\+[\d.]+[µm]s \+[\d.]+%( \*)?\[[-+]?[\d.]+[µm]?s?, \+[\d.]+[µm]s\]$/);
     assert.ok(Number(await cpu.getAttribute('data-change')) > 0);
@@ -182,7 +182,7 @@ describe('the diff page', { timeout: 240_000, skip }, () => {
 
     await page.click('[data-testid="view-process"]');
     await page.waitForSelector('[data-testid="flame-graph"][data-view="process"]');
-    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^Whole process — \d+ → \d+ requests · CPU per request$/);
+    assert.match((await page.textContent('[data-testid="flame-title"]')) ?? '', /^Whole process — [\d,]+ → [\d,]+ requests · CPU per request$/);
     assert.equal(await page.locator('[data-testid="diff-endpoint-row"][aria-selected="true"]').count(), 0);
     assert.equal((await diffOf(await widest(page, 'priceCart'))).change, 'slower');
     await page.close();

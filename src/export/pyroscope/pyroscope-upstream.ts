@@ -58,11 +58,10 @@ export class PyroscopeUpstream implements Upstream {
 
   prepare(): void {
     this.uploads.prepare();
-    this.sendSpooled();
   }
 
   /** What an earlier process of this service kept for this server as it died (spool.ts), sent now. */
-  private sendSpooled(): void {
+  sendKept(): void {
     const spooled = takeSpooled(spoolDirOf(this.pyroscope.spoolDir), spoolServer(this.pyroscope.serverAddress), this.serviceName);
     for (const { from, until, type, body } of spooled)
       this.send(this.request({ from, until }, type, body, 'kept by an earlier process when it hit its heap limit'));
