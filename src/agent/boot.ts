@@ -211,9 +211,10 @@ export function boot(config: Config, log: Logger): Started {
           settings: workerSettings(config),
         })
       : undefined;
-  // Subscribed after tracing: the warm-up's loopback exchange is our own traffic, which only a
-  // registered context manager keeps out of the app's own telemetry (the instrumentations' spans
-  // and metrics). A process that never listens loads the upload path at its first upload.
+  // After tracing: what sendKept sends, and the warm-up's loopback exchange, are our own traffic,
+  // which only a registered context manager keeps out of the app's own telemetry (the
+  // instrumentations' spans and metrics). A process that never listens loads the upload path at
+  // its first upload.
   const prepare = destination.prepare?.bind(destination);
   if (prepare) onFirstListen(prepare);
   destination.sendKept?.();

@@ -55,11 +55,16 @@ export interface StallKept {
   readonly records: number;
 }
 
-/** The `durationMillis` to start the native sampler with: its buffer then holds what STALL_KEPT says. */
-export function bufferMillis(windowMillis: number, intervalMicros: number, keep: StallKept = STALL_KEPT): number {
+/**
+ * The `durationMillis` to start the native sampler with, so that its buffer holds what `keep`
+ * says, and the records the native side then reserves for it (whole milliseconds: `duration × 2 /
+ * interval`, in microseconds, as wall.cc reckons it).
+ */
+export function sampleBuffer(windowMillis: number, intervalMicros: number, keep: StallKept = STALL_KEPT): { durationMillis: number; records: number } {
   const perMilli = 1000 / intervalMicros;
-  const records = Math.max(2 * windowMillis * perMilli, Math.min(keep.ms * perMilli, keep.records));
-  return Math.ceil((records * intervalMicros) / 2000);
+  const wanted = Math.max(2 * windowMillis * perMilli, Math.min(keep.ms * perMilli, keep.records));
+  const durationMillis = Math.ceil((wanted * intervalMicros) / 2000);
+  return { durationMillis, records: Math.floor((durationMillis * 2000) / intervalMicros) };
 }
 
 /** The native TimeProfiler's surface (bindings/profilers/wall.cc in DataDog/pprof-nodejs). */
@@ -136,8 +141,8 @@ export class Sampler {
   start(): void {
     const { TimeProfiler, constants } = require(PPROF_BINDINGS) as NativeBindings;
     const { withContexts, useFrame, intervalMicros } = this.options;
-    const durationMillis = bufferMillis(this.options.windowMillis, intervalMicros, this.options.keep);
-    this.records = Math.floor((durationMillis * 2000) / intervalMicros);
+    const { durationMillis, records } = sampleBuffer(this.options.windowMillis, intervalMicros, this.options.keep);
+    this.records = records;
     this.countField = constants.kSampleCount;
     this.native = new TimeProfiler({
       intervalMicros,

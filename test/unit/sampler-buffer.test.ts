@@ -5,11 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bufferMillis, STALL_KEPT, Sampler } from '../../src/profiling/sampler.js';
+import { STALL_KEPT, Sampler, sampleBuffer } from '../../src/profiling/sampler.js';
 
-/** Records the native side reserves for `durationMillis` (wall.cc: `duration * 2 / samplingPeriod`, in µs). */
-const records = (durationMillis: number, intervalMicros: number) => Math.floor((durationMillis * 2000) / intervalMicros);
-const keptMs = (windowMs: number, intervalMicros: number) => (records(bufferMillis(windowMs, intervalMicros), intervalMicros) * intervalMicros) / 1000;
+const keptMs = (windowMs: number, intervalMicros: number) => (sampleBuffer(windowMs, intervalMicros).records * intervalMicros) / 1000;
 
 describe('what the sampler’s buffer keeps between two stops', () => {
   const cases = [
