@@ -105,6 +105,8 @@ function assertThreads(t: { diagnostic(message: string): void }, seen: Threads, 
 }
 
 const UNNAMED = /^worker \d+$/;
+/** The heap test's mean bytes between two of V8's heap samples (512 KB by default). */
+const SAMPLED_EVERY = 16 * 1024;
 const POOLS: { pool: Pool; names: RegExp[] }[] = [
   { pool: 'raw', names: [/^cruncher$/, UNNAMED] },
   { pool: 'piscina', names: [UNNAMED, UNNAMED] },
@@ -148,8 +150,15 @@ test('local mode: the workers are recorded with the main thread, each sample und
 test('the heap profile holds each worker’s memory in use, under its thread_name, next to the main thread’s', async () => {
   const out = fresh();
   const app = runNode(['--expose-gc', '--import', registerPath, fixture('workers/heap.mjs')], {
-    env: { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_QUIET: 'on', PYRO_RUN_PROFILES: 'cpu,heap', PYROSCOPE_FLUSH_INTERVAL_MS: '1000' },
+    env: {
+      PYRO_RUN_OUTPUT_DIR: out,
+      PYRO_RUN_QUIET: 'on',
+      PYRO_RUN_PROFILES: 'cpu,heap',
+      PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+      PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES: String(SAMPLED_EVERY),
+    },
   });
+  const kept = await app.line(/kept main=(\d+) worker=(\d+)/);
   const exit = await app.exit();
   assert.equal(exit.code, 0, app.stderr);
   assert.equal(app.stderr, '');
@@ -161,11 +170,16 @@ test('the heap profile holds each worker’s memory in use, under its thread_nam
         heap.samples.filter((s) => s.labels.thread_name === thread && s.stack.includes(frame)).reduce((sum, s) => sum + (s.values.inuse_space ?? 0), 0),
       ),
     );
-  const worker = keptBy('keeper', 'keep_in_worker');
-  const main = keptBy('main', 'keep_in_main');
-  // 16 and 8 MB of strings and their objects, as V8's sampling (every 512 KB on average) finds and
-  // scales them: runs here read 6.5–9 and 3.5–7 MB.
-  assert.ok(worker >= 4 * 2 ** 20, `the worker's memory in the heap profile: ${worker} bytes`);
-  assert.ok(main >= 2 * 2 ** 20, `the main thread's: ${main} bytes`);
+  // V8 samples an allocation every SAMPLED_EVERY bytes on average and scales each sample up by the
+  // same factor: what each thread kept (3.5 and 7 MB here) is two hundred samples and more, so its
+  // estimate falls within ±40% of the measure but for a chance below one in a billion (six standard deviations).
+  for (const [thread, frame, measured] of [
+    ['main', 'keep_in_main', Number(kept[1])],
+    ['keeper', 'keep_in_worker', Number(kept[2])],
+  ] as const) {
+    const profiled = keptBy(thread, frame);
+    assert.ok(measured >= 200 * SAMPLED_EVERY, `${thread} kept ${measured} bytes: too few for two hundred samples`);
+    assert.ok(Math.abs(profiled / measured - 1) <= 0.4, `${thread}: ${profiled} bytes in the heap profile, ${measured} kept as its heap measured`);
+  }
   assert.equal(keptBy('keeper', 'keep_in_main') + keptBy('main', 'keep_in_worker'), 0, 'each thread’s memory under its own name');
 });
