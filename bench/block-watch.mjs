@@ -56,7 +56,7 @@ const idleOff = [];
 const idleOn = [];
 try {
   for (let round = 0; round < rounds; round++) {
-    const load = await sideBySide(bin, [off, on], APP, sink.url, { seconds, warmupSeconds: 3, connections: 16, round });
+    const load = await sideBySide(bin, [off, on], APP, sink.url, { seconds, connections: 16, round });
     loadRatios.push(load.perCpu);
     const quiet = await idle(sink.url, round);
     idleOff.push(quiet.off);

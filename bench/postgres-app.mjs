@@ -1,11 +1,12 @@
 // CPU per request of a real app shape, with and without the agent, side by side:
-// `node bench/postgres-app.mjs [a] [b] [--rounds N] [--seconds S]` (contender ids of
+// `node bench/postgres-app.mjs [a] [b] [--rounds N] [--seconds S] [--warmup W]` (contender ids of
 // lib/contenders.mjs, `pyro` and `node` unless said; needs `npm run build`, wrk, and Debian's
 // postgresql).
 //
 // The app is examples/express-postgres (express 5, pg's Pool, its own schema and seed), against a
 // throwaway PostgreSQL started as the tests start theirs (test/support/postgres.ts). Both apps run
-// at once on the app core under their own wrk -c16, on each route in turn:
+// at once on the app core under their own wrk -c16, on each route in turn, measured after W seconds
+// of warm-up (15, lib/side-by-side.mjs says why):
 // - `/orders/:id`: one order and its lines, two queries — the light request, where the agent's
 //   work per request weighs most;
 // - `/reports/revenue`: a join and group-by in SQL, then ~20–50 ms of report building in JavaScript.
@@ -17,14 +18,15 @@ import { startPostgres } from '../dist/test/support/postgres.js';
 import { countOption } from './lib/args.mjs';
 import { launchApp } from './lib/app.mjs';
 import { byId, REPO } from './lib/contenders.mjs';
-import { sideBySide } from './lib/side-by-side.mjs';
+import { STEADY_WARMUP_SECONDS, sideBySide } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
 import { findWrk } from './lib/wrk.mjs';
 
-const USAGE = 'node bench/postgres-app.mjs [a] [b] [--rounds N] [--seconds S]';
+const USAGE = 'node bench/postgres-app.mjs [a] [b] [--rounds N] [--seconds S] [--warmup W]';
 const rounds = countOption(process.argv, '--rounds', 3, USAGE);
 const seconds = countOption(process.argv, '--seconds', 12, USAGE);
+const warmupSeconds = countOption(process.argv, '--warmup', STEADY_WARMUP_SECONDS, USAGE);
 const ids = process.argv.slice(2).filter((arg, i, all) => !arg.startsWith('--') && !all[i - 1]?.startsWith('--'));
 const [a, b] = (ids.length === 2 ? ids : ['pyro', 'node']).map((id) => {
   const contender = byId(id);
@@ -51,7 +53,7 @@ try {
   const costs = new Map(ROUTES.map(({ path }) => [path, []]));
   for (let round = 0; round < rounds; round++) {
     for (const { path: route, connections } of ROUTES) {
-      const r = await sideBySide(bin, [a, b], APP, sink.url, { seconds, warmupSeconds: 3, connections, round, path: route, extraEnv });
+      const r = await sideBySide(bin, [a, b], APP, sink.url, { seconds, warmupSeconds, connections, round, path: route, extraEnv });
       if (r.a.failed + r.b.failed > 0) throw new Error(`${route}: ${r.a.failed} and ${r.b.failed} failed requests`);
       const extra = r.a.cpuMicrosPerRequest / r.b.cpuMicrosPerRequest - 1;
       costs.get(route).push(extra);
@@ -63,7 +65,7 @@ try {
   for (const [route, extras] of costs) {
     const s = summary(extras);
     process.stdout.write(
-      `${route}: ${a.label} costs ${percent(s.median)} (${percent(s.min)} to ${percent(s.max)}) CPU per request over ${b.label}, ${rounds} rounds of ${seconds} s\n`,
+      `${route}: ${a.label} costs ${percent(s.median)} (${percent(s.min)} to ${percent(s.max)}) CPU per request over ${b.label}, ${rounds} rounds of ${seconds} s after ${warmupSeconds} s of warm-up\n`,
     );
   }
 } finally {

@@ -44,7 +44,6 @@ try {
         process.stderr.write(`  [sampler-floor] ${shape.id}: ${contender.label} / bare, round ${round + 1}/${rounds}\n`);
         const r = await sideBySide(bin, [withShape(contender, shape), withShape(BARE, shape)], path.join(BENCH, shape.app), sink.url, {
           seconds,
-          warmupSeconds: 3,
           connections: 16,
           round,
         });

@@ -14,7 +14,7 @@ import { BENCH, CONTENDERS, FLUSH_INTERVAL_MS, LOCAL_RECORDINGS, NODE, byId, nod
 import { goal } from '../lib/goals.mjs';
 import { watchCore } from '../lib/interference.mjs';
 import { interleave } from '../lib/interleave.mjs';
-import { sideBySide } from '../lib/side-by-side.mjs';
+import { STEADY_WARMUP_SECONDS, sideBySide } from '../lib/side-by-side.mjs';
 import { startSink } from '../lib/sink.mjs';
 import { ratio, summary } from '../lib/stats.mjs';
 import { num, render, spread, times } from '../lib/table.mjs';
@@ -75,10 +75,10 @@ export default {
     // then holds one profile flush of each profiler — the first, which costs more than later ones
     // (the start-up's code is in its window), so this errs against the profilers.
     const timing = quick ? { seconds: 2, warmupSeconds: 1 } : { seconds: FLUSH_INTERVAL_MS / 1000, warmupSeconds: 3 };
-    // Side by side spreads over ±1–3%, so fewer rounds place the ratio; the window still holds one
-    // flush (3 s of warm-up after start, then 12 s reaching past the 15 s window).
+    // Side by side spreads over ±1–3%, so fewer rounds place the ratio; measured in the steady state
+    // (lib/side-by-side.mjs), over one flush interval, which holds one flush.
     const sideRounds = quick ? 1 : 4;
-    const sideTiming = quick ? { seconds: 2, warmupSeconds: 1 } : { seconds: 12, warmupSeconds: 3 };
+    const sideTiming = quick ? { seconds: 2, warmupSeconds: 1 } : { seconds: FLUSH_INTERVAL_MS / 1000, warmupSeconds: STEADY_WARMUP_SECONDS };
     const sideKey = (appId, a, b) => `${appId}/${a}~${b}`;
     const sink = await startSink();
     let raw;

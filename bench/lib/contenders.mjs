@@ -69,7 +69,7 @@ export const SIDE_ONLY = [
   { id: 'pyro-heap', label: 'pyro-run full + heap profile', preload: ['--import', PYRO_REGISTER], env: { PYRO_RUN_PROFILES: 'cpu,wall,heap' } },
 ];
 
-export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY, SAMPLER_ALONE].find((c) => c.id === id);
+export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY, SAMPLER_ALONE, PROFILES_OFF_SAMPLER].find((c) => c.id === id);
 
 /**
  * pyro-run's preload loaded with its agent skipped for `script` (PYRO_RUN_SKIP): what loading the
@@ -91,6 +91,18 @@ export const SAMPLER_ALONE = {
   label: 'V8 sampler alone, 10 ms',
   preload: ['--import', path.join(BENCH, 'contenders/sampler-alone.mjs')],
   env: {},
+};
+
+/**
+ * pyro-run with profiles off and V8's sampler alone beside it: against `pyro-none`, what V8's
+ * profiler costs on a traced app; `pyro` against it, what pyro-run's profiling adds beyond V8's
+ * (contexts, linking, the block watch, windows and their export).
+ */
+export const PROFILES_OFF_SAMPLER = {
+  id: 'pyro-none-sampler',
+  label: 'pyro-run, profiles off, + V8 sampler alone',
+  preload: ['--import', PYRO_REGISTER, ...SAMPLER_ALONE.preload],
+  env: { PYRO_RUN_PROFILES: 'none' },
 };
 
 /** The runner's environment without anything that would configure a contender behind our back. */
