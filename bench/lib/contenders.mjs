@@ -51,6 +51,29 @@ if (BASELINE) {
   });
 }
 
+/**
+ * Datadog's tracer with its profiler, when PYRO_RUN_BENCH_DD_TRACE names a folder where `dd-trace`
+ * is installed (`npm install dd-trace` there; not a devDependency: it brings native add-ons of its
+ * own). Its profiler as pyro-run's: wall time with CPU time, no heap profile, a 15 s upload period;
+ * traces and profiles go to the sink as to a Datadog agent (contenderEnv).
+ */
+const DD_TRACE = process.env.PYRO_RUN_BENCH_DD_TRACE;
+if (DD_TRACE) {
+  CONTENDERS.push({
+    id: 'dd',
+    label: 'dd-trace with its profiler',
+    preload: ['--require', path.join(path.resolve(DD_TRACE), 'node_modules/dd-trace/init.js')],
+    env: {
+      DD_SERVICE: 'bench',
+      DD_PROFILING_ENABLED: 'true',
+      DD_PROFILING_PROFILERS: 'wall',
+      DD_PROFILING_CPU_ENABLED: 'true',
+      DD_PROFILING_UPLOAD_PERIOD: String(FLUSH_INTERVAL_MS / 1000),
+      DD_TRACE_STARTUP_LOGS: 'false',
+    },
+  });
+}
+
 /** Where the local-mode contender records (the throughput bench empties it after its run). */
 export const LOCAL_RECORDINGS = path.join(os.tmpdir(), 'pyro-run-bench-local');
 
@@ -109,7 +132,7 @@ export const PROFILES_OFF_SAMPLER = {
 export function cleanEnv() {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(NODE_OPTIONS|OTEL_|PYROSCOPE_|PYRO_RUN_|DEBUG$)/.test(key)) continue;
+    if (/^(NODE_OPTIONS|OTEL_|PYROSCOPE_|PYRO_RUN_|DD_|DEBUG$)/.test(key)) continue;
     env[key] = value;
   }
   return env;
@@ -126,6 +149,7 @@ export function contenderEnv(c, sinkUrl, extra = {}) {
     OTEL_SERVICE_NAME: 'bench',
     OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
     PYROSCOPE_SERVER_ADDRESS: sinkUrl,
+    DD_TRACE_AGENT_URL: sinkUrl,
     PYROSCOPE_FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS),
     PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: String(SAMPLING_INTERVAL_MICROS),
     OTEL_NODE_RESOURCE_DETECTORS: 'env,process,host',
