@@ -30,12 +30,17 @@ export class WriteGuard {
     return this.diskFullUntil !== 0 && performance.now() < this.diskFullUntil;
   }
 
-  /** Runs `write`, its disk errors handled as above; nothing once the recording stopped. True when it ran through. */
+  /**
+   * Runs `write`, its disk errors handled as above; nothing once the recording stopped. True when it
+   * ran through. The disk has room again when a write runs through after the pause: one that does
+   * during it (a small file where an eviction made room, run.json) ends nothing, so a disk that
+   * stays full is said once, not again at each such write's next failure.
+   */
   run(write: () => void): boolean {
     if (this.stopped) return false;
     try {
       write();
-      if (this.diskFullUntil !== 0) {
+      if (this.diskFullUntil !== 0 && !this.paused()) {
         this.diskFullUntil = 0;
         this.log.clear('disk-full');
         this.log.info(`there is room on the disk again: recording into ${this.dir} goes on (what was dropped meanwhile is counted in run.json)`);
