@@ -1,7 +1,8 @@
 /**
  * "Which request blocked the event loop?" (issue 49), through the real CLI and real processes: an
- * express app whose `/report/:id` route holds the loop for 200 ms on every 50th of its requests,
- * under concurrent load with a `/ping` route that never does. Each `/report` request carries a
+ * express app whose `/report/:id` route holds the loop for 200 ms on every 50th of its requests
+ * (the issue's app; every 10th here, so that 40 blocks come in seconds: which span a block is charged
+ * to does not depend on how often blocks come), under concurrent load with a `/ping` route that never does. Each `/report` request carries a
  * trace of the test's own (traceparent), so the test knows which traces blocked. In remote mode the
  * blocking request's span must carry the block's event over OTLP, and the blocks the agent found
  * must name those spans; in local mode the report must list the blocks, charged to that route.

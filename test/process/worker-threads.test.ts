@@ -86,10 +86,15 @@ function assertThreads(t: { diagnostic(message: string): void }, seen: Threads, 
   const measured = measuredMicros * 1000;
   const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
   t.diagnostic(
-    `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of what their tasks measured, ${share(seen.workerCpuInRequests, measured)} in their request's span; request functions carrying their span: workers ${seen.worker.right}/${seen.worker.total}, main ${seen.main.right}/${seen.main.total}; threads ${[...seen.names].join(', ')}`,
+    `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of what their tasks measured, ${share(seen.workerCpuInRequests, seen.workerCpu)} of it in their request's span; request functions carrying their span: workers ${seen.worker.right}/${seen.worker.total}, main ${seen.main.right}/${seen.main.total}; threads ${[...seen.names].join(', ')}`,
   );
   assert.ok(seen.workerCpu >= 0.8 * measured, `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of ${measuredMicros} µs measured`);
-  assert.ok(seen.workerCpuInRequests >= 0.9 * measured, `workers' CPU in its request's span: ${share(seen.workerCpuInRequests, measured)}`);
+  // Issue 43's "≥ 90% of it": of the workers' CPU the profiles hold (a pool's worker can end with
+  // up to a shipment's CPU unsent, which the 80% above allows for), not of all they measured.
+  assert.ok(
+    seen.workerCpuInRequests >= 0.9 * seen.workerCpu,
+    `workers' CPU in its request's span: ${share(seen.workerCpuInRequests, seen.workerCpu)} of what the profiles hold`,
+  );
   assert.ok(seen.worker.total >= 150, `too few samples in the workers' request functions: ${seen.worker.total}`);
   assert.ok(seen.worker.right >= 0.99 * seen.worker.total, `workers' request functions in their request's span: ${seen.worker.right}/${seen.worker.total}`);
   assert.ok(seen.main.total >= 100, `too few samples in the main thread's request functions: ${seen.main.total}`);
