@@ -2,8 +2,10 @@
 //
 // The A/B behind the cost-by-part rows of docs/performance.md's "CPU per request": `a` and `b`
 // are contender ids of lib/contenders.mjs (`node`, `otel`, `combo`, `pyro-none`, `pyro`, `sampler`,
-// `pyro-none-sampler`, the side-only ones, and `pyro-baseline` when PYRO_RUN_BENCH_BASELINE names another built checkout), each optionally
-// followed by `@` and a JSON object of extra environment (`'pyro@{"OTEL_NODE_DISABLED_INSTRUMENTATIONS":"router"}'`).
+// `pyro-none-sampler`, the side-only ones; `pyro-baseline` when PYRO_RUN_BENCH_BASELINE names
+// another built checkout, `dd` when PYRO_RUN_BENCH_DD_TRACE names a folder with dd-trace), each
+// optionally followed by `@` and a JSON object of extra environment
+// (`'pyro@{"OTEL_NODE_DISABLED_INSTRUMENTATIONS":"router"}'`).
 // Both apps run at once on the app core under their own wrk -c16 (lib/side-by-side.mjs), W seconds
 // of warm-up (15: the steady state, lib/side-by-side.mjs says why) then S seconds (15, which holds
 // one profile flush); prints each round and the median (min–max) of a's requests per CPU second

@@ -47,18 +47,18 @@ export function mainThreadCpuNs(pid) {
 
 /**
  * Seconds of load before a round is measured. V8 compiles an app's hot code with its optimizing
- * tier only after seconds of this load (the express route's handler: ~4 s on bare node, ~7 s with
- * pyro-run, read with `--trace-opt` and perf), and a round begun earlier measures both apps' code
- * in a lower tier for part of it; from here on the ratio is the steady state's. The cost of those
- * first seconds is a one-time cost a long-running server pays once (docs/performance.md).
+ * tier only seconds into the load, later under an agent (`--trace-opt` shows when), and a round
+ * begun earlier measures both apps' code in a lower tier for part of it; from here on the ratio is
+ * the steady state's. Those first seconds are a one-time cost, given apart (docs/performance.md,
+ * "Method").
  */
 export const STEADY_WARMUP_SECONDS = 15;
 
 /**
- * One round: `a` and `b` launched on the app core, warmed and measured at the same time, loaded on
- * `path` (the throughput apps' `/json` unless said), `extraEnv` given to both, after `warmupSeconds` of load. Returns per
- * contender req/s and CPU µs per request, and the ratios a/b of requests per CPU second and of
- * req/s (above 1: `a` is the cheaper).
+ * One round: `a` and `b` launched on the app core, warmed for `warmupSeconds` and measured at the
+ * same time, loaded on `path` (the throughput apps' `/json` unless said), `extraEnv` given to
+ * both. Returns per contender req/s and CPU µs per request, and the ratios a/b of requests per CPU
+ * second and of req/s (above 1: `a` is the cheaper).
  */
 export async function sideBySide(
   bin,

@@ -170,8 +170,8 @@ test('express + pg through the CLI: query spans under the request, report CPU an
   // 'data' handler, where replies are parsed and rows read, would run for the request that opened
   // the connection, whichever query's reply it is reading. pyro-run's pg hooks (src/clients/pg.ts)
   // give that work to the active query's request; test/process/e2e-pooled-clients.test.ts checks
-  // it request by request. Judged on the whole of the reading, not parseRow alone: parseRow had
-  // 16-32 samples a run against a bar of 5, the reading 274-495 (25-58 of them in parseRow).
+  // it request by request. Judged on the whole of the reading, not parseRow alone, which gets a
+  // tenth of its samples: too few to judge a share on.
   const reading = cpu.filter((s) => s.frames.some(isReplyReading));
   const reused = reading.filter((s) => {
     const request = requestOf(s);

@@ -23,8 +23,8 @@ import { skipUnless } from '../support/installed.js';
 const RETAINER = 'retain_in_use';
 /**
  * A heap sample every 64 KB allocated, not the default 512 KB: the ~64 MB kept is then estimated
- * from ~1,000 samples, not ~120 (at 512 KB, "over 40 MB in use" was about 4 standard deviations
- * from the mean). The churn's 750 MB/s gives ~12,000 samples/s, for a run of 3.5 s.
+ * from ~1,000 samples, not ~120, which left "over 40 MB in use" about four standard deviations
+ * from the mean.
  */
 const HEAP_SAMPLING = { PYROSCOPE_HEAP_SAMPLING_INTERVAL_BYTES: '65536' };
 

@@ -37,8 +37,7 @@ const IN_FLIGHT = 4;
 const SAMPLING_MICROS = 1000;
 /**
  * Two a millisecond where pg's row parsing is judged: it is a few per cent of a request's CPU, and
- * at one a millisecond it had 187-244 samples a run against the 100 needed (about 3 standard
- * deviations).
+ * at one a millisecond its samples were about three standard deviations above the 100 needed.
  */
 const ROW_SAMPLING_MICROS = 500;
 /** Short windows, so that most of the load falls in windows begun after the app listened. */

@@ -14,11 +14,9 @@ import { type Child, repoRoot, runCli } from './child.js';
 const SHOP = path.join(repoRoot, 'examples/express/server.mjs');
 
 /**
- * Answers each app gives per route before the load stops. Over 400 checkouts of two lines (~1 s of
- * CPU an app) the first requests, run before V8 optimized the code, weighed enough for two
- * recordings of the same code to differ by 13% and the 30% slower one to read +13% (CI,
- * 2026-12-05); over 800 the same code reads within ±5% and the slower +17% to +28%, under CPU
- * stress too (and +25%, +26% with the eight-line cart below, ~6 s of CPU an app).
+ * Answers each app gives per route before the load stops: enough that the first requests, run
+ * before V8 has optimized the code, weigh little beside the rest, so two recordings of the same
+ * code read within a few per cent of each other.
  */
 const WANTED = { checkout: 800, products: 400 };
 const DRIVE_BOUND_MS = 90_000;
@@ -31,11 +29,9 @@ const ROUTES: Route[] = ['checkout', 'products', 'checkout'];
 
 /**
  * A cart of eight lines: priceCart's work grows with the lines, the rest of a checkout
- * (applyDiscounts, express, JSON) does not. With two lines priceCart was ~58% of a checkout's
- * 3.2 ms of CPU, and the rest moved by up to ±20% between two processes (applyDiscounts read +21%
- * in the slower app once), so priceCart's 30% slowdown read +17% to +28% in the checkout's CPU per
- * request, against the diff's 15% minimum effect. With eight lines priceCart is ~83% of 7.6 ms:
- * priceCart read +29% and the checkout +25% and +26% (two runs, 2026-12-05, load average 4-5).
+ * (applyDiscounts, express, JSON) does not, and moves between two processes by itself. With most
+ * of the checkout's CPU in priceCart, its 30% slowdown reads well above the diff's 15% minimum
+ * effect in the checkout's CPU per request.
  */
 const CART = Array.from({ length: 8 }, (_, line) => ({ id: 3 + line * 39, quantity: 1 + (line % 3) }));
 
