@@ -16,6 +16,7 @@ import {
   ATTR_CODE_LINENO,
   EVENT_LOOP_BLOCKED,
 } from '../wire.js';
+import { spanWith } from '../tracing/span-view.js';
 import type { Block } from './block.js';
 
 /** Frames of the heaviest stack the event names, leaf first: enough to read what held the loop, not a page. */
@@ -90,7 +91,6 @@ export class BlockEvents {
     if (blocks === undefined) return span;
     this.bySpan.delete(spanId);
     const events = [...span.events, ...blocks.map((block) => blockEvent(block, span.startTime))];
-    // Everything else reads through to the span: its fields and methods, `this` included.
-    return Object.create(span, { events: { value: events, enumerable: true } }) as ReadableSpan;
+    return spanWith(span, { events });
   };
 }

@@ -1,4 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { spanWith } from './span-view.js';
 
 /**
  * Query texts with their literals replaced by `?`, as OpenTelemetry's database semantic conventions
@@ -180,6 +181,5 @@ export function withSanitizedStatement(span: ReadableSpan): ReadableSpan {
     const text = attributes[name];
     if (typeof text === 'string') sanitized[name] = sanitizedOnce(text);
   }
-  // Everything else reads through to the span: its fields and methods, `this` included.
-  return Object.create(span, { attributes: { value: sanitized, enumerable: true } }) as ReadableSpan;
+  return spanWith(span, { attributes: sanitized });
 }

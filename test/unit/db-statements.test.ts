@@ -70,7 +70,7 @@ describe('withSanitizedStatement', () => {
     assert.deepEqual(sent.attributes, { 'db.system': 'postgresql', 'db.statement': 'SELECT ?', 'db.query.text': 'SELECT ?', 'db.name': 'shop' });
     assert.equal(span.attributes['db.statement'], "SELECT 'a'", 'the app’s span is unchanged');
     assert.equal(sent.name, span.name);
-    assert.deepEqual(sent.spanContext(), { spanId: 'pg.query:SELECT shop' }, 'methods read through, with their this');
+    assert.deepEqual(sent.spanContext(), { spanId: 'pg.query:SELECT shop' }, 'its span context is the span’s');
   });
   it('a statement sent again goes sanitized again, and so does each of many different ones', () => {
     const sent = (text: string) => withSanitizedStatement(spanOf({ 'db.system': 'postgresql', 'db.statement': text })).attributes['db.statement'];

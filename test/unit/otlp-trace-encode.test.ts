@@ -8,15 +8,16 @@ import { it } from 'node:test';
 import { type Attributes, type Context, type Link, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { type ReadableSpan, type SpanLimits, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { TraceState } from '@opentelemetry/core';
 import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder, SPANS_PER_STEP } from '../../src/export/otlp/otlp-trace-encode.js';
+import { spanWith } from '../../src/tracing/span-view.js';
 import { runSliced } from '../../src/util/slices.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 import { OtlpSpanKind } from '../support/otlp-types.js';
 
 /** A provider whose ended spans are collected, as the SDK hands them to span processors. */
-function collectingProvider(resource: Attributes, schemaUrl?: string) {
+function collectingProvider(resource: Attributes, schemaUrl?: string, spanLimits?: SpanLimits) {
   const ended: ReadableSpan[] = [];
   const collector: SpanProcessor = {
     onStart: () => {},
@@ -24,7 +25,11 @@ function collectingProvider(resource: Attributes, schemaUrl?: string) {
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
-  const provider = new TracerProvider({ resource: resourceFromAttributes(resource, schemaUrl ? { schemaUrl } : {}), spanProcessors: [collector] });
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes(resource, schemaUrl ? { schemaUrl } : {}),
+    spanProcessors: [collector],
+    ...(spanLimits && { spanLimits }),
+  });
   return { provider, ended };
 }
 
@@ -201,6 +206,29 @@ it('writes the SDK serializer’s bytes for attribute values only other signals 
   assertSdkBytes([span]);
 });
 
+it('a view of a span as it leaves (span-view.ts) writes the bytes of the span, but for what it replaces', () => {
+  // Spans past the SDK's limits, so that their dropped counts are not 0 (which reads as absent).
+  const { provider, ended } = collectingProvider({ 'service.name': 'limited' }, undefined, { attributeCountLimit: 2, eventCountLimit: 1, linkCountLimit: 1 });
+  const link = { context: { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), traceFlags: TraceFlags.SAMPLED } };
+  for (let i = 0; i < 5; i++) {
+    const span = provider.getTracer('limited').startSpan('over', { attributes: { a: 1, b: 2, c: 3 }, links: [link, link] });
+    span.addEvent('first').addEvent('second');
+    span.end();
+  }
+  assert.ok(ended.every((span) => span.droppedAttributesCount && span.droppedEventsCount && span.droppedLinksCount));
+  const spans = [...randomSpans(15, 60), ...ended];
+  const views = spans.map((span) => spanWith(span, {}));
+  assert.deepEqual(encodeTraceRequest(views), encodeTraceRequest(spans));
+  assertSdkBytes(views);
+  // What the local recorder reads besides what OTLP carries.
+  for (const [i, view] of views.entries()) assert.deepEqual([view.duration, view.ended], [spans[i]!.duration, spans[i]!.ended]);
+  const replaced = spans.map((span) => spanWith(span, { attributes: { 'db.statement': 'SELECT ?' }, events: [] }));
+  assertSdkBytes(replaced);
+  for (const span of decodeTraceRequestProto(encodeTraceRequest(replaced))) {
+    assert.deepEqual(span.attributes, { 'db.statement': 'SELECT ?' });
+    assert.equal(span.events.length, 0);
+  }
+});
 it('encoded in slices of the event loop, a batch is the same bytes as encoded at once, over several turns', async () => {
   const spans = randomSpans(14, 300);
   const stats = { slices: 0, longestMs: 0 };
