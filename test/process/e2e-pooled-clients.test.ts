@@ -145,6 +145,7 @@ test("ioredis 5, one connection: each reply's decoding carries the span of the r
 // pg 8.16, installed as itself: its client keeps the active query and the queue under their old names.
 test("pg 8.16 with a Pool(max 2): each reply's decoding carries the span of the request whose reply it is", {
   timeout: NPM_TIMEOUT_MS + 180_000,
+  skip: skipUnless('postgresql'),
 }, async (t) => {
   const project = fresh();
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'pg816', private: true, dependencies: { pg: PG_8_16 } }));
@@ -190,7 +191,10 @@ const KIND_FRAMES = [
 const NODE_REDIS_ENV = { ROWS: '40000', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000' };
 
 for (const pkg of ['redis', 'redis5']) {
-  test(`node-redis (${pkg}), one connection: each reply's decoding carries the span of a request of its kind`, { timeout: 180_000 }, async (t) => {
+  test(`node-redis (${pkg}), one connection: each reply's decoding carries the span of a request of its kind`, {
+    timeout: 180_000,
+    skip: skipUnless('redis'),
+  }, async (t) => {
     const receiver = await runPooledApp(t, { client: 'redis', server: startRedis, dbSystem: 'redis', env: { REDIS_PACKAGE: pkg, ...NODE_REDIS_ENV } });
     const decoding = framesLabelled(
       receiver,
