@@ -1,6 +1,7 @@
 /**
  * Out of memory with the heap profile on: at the heap limit the heap profile of that moment is
- * kept — written into the recording in local mode, spooled for the next start in remote mode —
+ * kept — written into the recording in local mode, spooled for the next start when it goes to
+ * Pyroscope's /ingest or over OTLP —
  * and the app dies exactly as it would have (SIGABRT, V8's fatal error on stderr).
  */
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { runReport } from '../../src/cli/report.js';
 import type { RunAggregates } from '../../src/report/aggregate.js';
 import { fixture, runCli, runNode } from '../support/child.js';
 import { startReceiver } from '../support/receiver.js';
-import type { IngestRecord } from '../support/receiver-types.js';
+import type { SampleView } from '../support/pprof-helpers.js';
 
 const LEAK = 'leak_until_the_limit';
 const SMALL_HEAP = '--max-old-space-size=64';
@@ -25,10 +26,10 @@ function scratch(t: { after(fn: () => void): void }): string {
 }
 
 /** The share of a memory profile's in-use bytes whose stack passes through `frame`. */
-function shareThrough(ingest: IngestRecord, frame: string): number {
+function shareThrough(profile: { samples: readonly SampleView[] }, frame: string): number {
   let total = 0;
   let through = 0;
-  for (const sample of ingest.samples) {
+  for (const sample of profile.samples) {
     total += sample.values.inuse_space ?? 0;
     if (sample.stack.includes(frame)) through += sample.values.inuse_space ?? 0;
   }
@@ -101,6 +102,50 @@ test('remote mode: the heap profile of the moment is spooled without secrets, an
   assert.ok(sent, 'the spooled profile reached /ingest');
   assert.equal(sent.seriesLabels.service_name, 'oom-app');
   assert.equal(sent.headers.authorization, 'Bearer spool-secret-token');
+  assert.ok(shareThrough(sent, LEAK) >= 0.5, `share under ${LEAK}: ${shareThrough(sent, LEAK)}`);
+  assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
+});
+
+test('profiles over OTLP: the heap profile of the moment is spooled without secrets, and the next start sends it over OTLP with its own headers', {
+  timeout: 120_000,
+}, async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const spool = scratch(t);
+  const env = {
+    OTEL_SERVICE_NAME: 'oom-otlp-app',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'authorization=Bearer otlp-spool-secret',
+    OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+    PYRO_RUN_PROFILES_EXPORTER: 'otlp',
+    PYRO_RUN_SPOOL_DIR: spool,
+    PYRO_RUN_PROFILES: 'cpu,wall,heap',
+    PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+    OTEL_TRACES_EXPORTER: 'none',
+  };
+  const dying = runCli(['node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env });
+  t.after(() => dying.process.kill('SIGKILL'));
+  assert.equal((await dying.exit(60_000)).signal, 'SIGABRT', dying.stderr.slice(-500));
+  assert.match(dying.stderr, /the heap profile of this moment is in .*\.spool\.json; the next start of oom-otlp-app sends it/);
+  const spooled = readdirSync(spool);
+  assert.ok(spooled.length >= 1, 'the heap profile was spooled');
+  const texts = spooled.map((name) => readFileSync(path.join(spool, name), 'utf8'));
+  assert.ok(!texts.some((text) => text.includes('otlp-spool-secret')), 'no secret in the spool files');
+  const { from } = JSON.parse(texts[0]!) as { from: number };
+  const requestsBefore = receiver.requests.length;
+
+  const next = runCli([fixture('apps/memory.cjs')], { env: { ...env, MEMORY_RUN_MS: '500', MEMORY_RETAIN_OBJECTS: '1000' } });
+  t.after(() => next.process.kill('SIGKILL'));
+  assert.equal((await next.exit()).code, 0, next.stderr);
+  assert.ok(receiver.requests.length > requestsBefore, 'the next start sent profiles');
+  // In-use bytes of the window the dying process spooled (its time is the window's start).
+  const sent = receiver.otlpProfiles.find(
+    (profile) => Math.round(profile.timeNanos / 1e6) === from && profile.samples.some((sample) => sample.values.inuse_space !== undefined),
+  );
+  assert.ok(sent, `the spooled profile reached the OTLP endpoint: ${next.stderr}`);
+  assert.equal(sent.serviceName, 'oom-otlp-app');
+  assert.equal(sent.headers.authorization, 'Bearer otlp-spool-secret');
+  assert.equal(sent.headers['content-encoding'], 'gzip');
   assert.ok(shareThrough(sent, LEAK) >= 0.5, `share under ${LEAK}: ${shareThrough(sent, LEAK)}`);
   assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
 });

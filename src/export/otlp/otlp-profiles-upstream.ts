@@ -1,14 +1,15 @@
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log.js';
 import type { ProfileWindow } from '../../profiling/profiler.js';
-import type { EncodedProfile, WireFormat } from '../../profiling/window-encoder.js';
-import { GZIP_CONTENT_ENCODING } from '../../util/gzip.js';
+import { type EncodedProfile, encodeSync, type WireFormat } from '../../profiling/window-encoder.js';
+import { GZIP_CONTENT_ENCODING, gzipSync } from '../../util/gzip.js';
 import { pyroRunVersion } from '../../util/own-version.js';
 import { windowText, WindowUploads } from '../window-uploads.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { piecesBySamples } from '../profile-limits.js';
+import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from '../spool.js';
 import { encodeProfilesRequest, type OtlpProfilesInput } from './otlp-profiles-encode.js';
 
 /** The body's name in logs and in the window encoder: one request holds every profile of a window. */
@@ -31,6 +32,8 @@ export interface OtlpProfilesOptions {
   /** Static labels (PYROSCOPE_LABELS) and OTEL_RESOURCE_ATTRIBUTES: the resource besides service.name. */
   resource: Record<string, string>;
   version: string;
+  /** Where the heap profile taken at the heap limit is kept for the next start (PYRO_RUN_SPOOL_DIR). */
+  spoolDir: string | undefined;
 }
 
 /**
@@ -40,21 +43,56 @@ export interface OtlpProfilesOptions {
  */
 export class OtlpProfilesUpstream implements Upstream {
   private readonly uploads: WindowUploads<Body>;
+  private readonly format: WireFormat<Body>;
   private resource: Record<string, string> = {};
 
   constructor(
     private readonly options: OtlpProfilesOptions,
     serviceName: string,
-    send: Send,
-    log: Logger,
+    private readonly send: Send,
+    private readonly log: Logger,
   ) {
     this.renameService(serviceName);
     const scope = { name: SCOPE_NAME, version: options.version };
-    const format: WireFormat<Body> = {
+    this.format = {
       encode: (profiles, window) => requestBodies({ profiles, from: window.from, until: window.until, resource: this.resource, scope }),
       gzip: options.gzip,
     };
-    this.uploads = new WindowUploads(format, (window, bodies) => this.requests(window, bodies), send, log);
+    this.uploads = new WindowUploads(this.format, (window, bodies) => this.requests(window, bodies), send, log);
+  }
+
+  private get serviceName(): string {
+    return this.resource['service.name']!;
+  }
+
+  /** What an earlier process of this service kept for this endpoint as it died (../spool.ts), sent now. */
+  sendKept(): void {
+    const spooled = takeSpooled(spoolDirOf(this.options.spoolDir), spoolServer(this.options.endpoint), this.serviceName);
+    for (const { from, until, body } of spooled) {
+      // Kept as encoded, compressed as this process sends (its OTEL_EXPORTER_OTLP_COMPRESSION).
+      const sent = this.options.gzip ? gzipSync(body) : body;
+      for (const request of this.requests({ from, until }, [{ type: 'profiles', body: sent }], 'kept by an earlier process when it hit its heap limit'))
+        this.send(request);
+    }
+    if (spooled.length > 0)
+      this.log.info(`sending ${spooled.length} OTLP profiles request${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
+  }
+
+  /** The heap profile of this moment, kept on disk for the next start: the process is about to die. */
+  outOfMemorySync(window: ProfileWindow): void {
+    const server = spoolServer(this.options.endpoint);
+    const files = spoolSync(
+      spoolDirOf(this.options.spoolDir),
+      encodeSync(window, { ...this.format, gzip: false }).map(({ body }, piece) => ({
+        server,
+        serviceName: this.serviceName,
+        from: window.from,
+        until: window.until,
+        type: `otlp-${piece}`,
+        body,
+      })),
+    );
+    this.log.warn(`the heap profile of this moment is in ${files.join(', ')}; the next start of ${this.serviceName} sends it`);
   }
 
   prepare(): void {
@@ -78,7 +116,7 @@ export class OtlpProfilesUpstream implements Upstream {
     return this.uploads.owedSync(last);
   }
 
-  private requests(window: ProfileWindow, bodies: EncodedProfile<Body>[]): Outgoing[] {
+  private requests(window: { from: number; until: number }, bodies: EncodedProfile<Body>[], note?: string): Outgoing[] {
     const headers: Record<string, string> = { ...this.options.headers, 'content-type': 'application/x-protobuf' };
     if (this.options.gzip) headers['content-encoding'] = GZIP_CONTENT_ENCODING;
     return bodies.map(({ body }) => ({
@@ -87,7 +125,7 @@ export class OtlpProfilesUpstream implements Upstream {
       headers,
       body,
       timeoutMs: this.options.timeoutMs,
-      what: `OTLP profiles of ${windowText(window)}`,
+      what: `OTLP profiles of ${windowText(window)}${note ? ` (${note})` : ''}`,
     }));
   }
 }
@@ -112,5 +150,6 @@ export function otlpProfilesOptions(config: Pick<Config, 'profilesExport' | 'res
   const route = config.profilesExport;
   if (route.exporter !== 'otlp' || route.sender !== 'pyro-run') return undefined;
   const { endpoint, headers, gzip, timeoutMs } = route;
-  return { endpoint, headers, gzip, timeoutMs, resource: { ...config.resourceAttributes, ...config.pyroscope.labels }, version: pyroRunVersion() };
+  const resource = { ...config.resourceAttributes, ...config.pyroscope.labels };
+  return { endpoint, headers, gzip, timeoutMs, resource, version: pyroRunVersion(), spoolDir: config.pyroscope.spoolDir };
 }

@@ -8,6 +8,7 @@ import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { encodeWithinLimits, MAX_PROFILE_BYTES, MAX_PROFILE_SAMPLES } from '../profile-limits.js';
+import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from '../spool.js';
 import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
 
 /**
@@ -37,7 +38,6 @@ function ingestPprof(log: Logger): WireFormat<ProfileType> {
     gzip: true,
   };
 }
-import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from './spool.js';
 
 /** Profile windows to Pyroscope's `/ingest`: each window's profiles as gzipped pprof, one request per profile type (or per piece of one past the limits). */
 export class PyroscopeUpstream implements Upstream {

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { writeFileAtomicSync } from '../../util/atomic-file.js';
-import { nodeFs, nodeOs } from '../../util/builtins.js';
-import { urlCredentials } from '../../util/basic-auth.js';
+import { writeFileAtomicSync } from '../util/atomic-file.js';
+import { nodeFs, nodeOs } from '../util/builtins.js';
+import { urlCredentials } from '../util/basic-auth.js';
 
 /**
  * Profiles kept on disk for a later process to send: the heap profile taken when the app hit its
  * heap limit, written synchronously as the process is about to die, and sent by the next process
  * of the same service to the same server when it starts (best effort: once handed to the sender,
  * the file is gone). A file holds what the upload needs and no secret: the next process sends it
- * with its own credentials and labels.
+ * with its own credentials (and, to /ingest, its own labels; an OTLP request holds its resource).
  */
 
 const SPOOL_FORMAT = 'pyro-run-spool';
@@ -19,14 +19,15 @@ const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
 export interface Spooled {
-  /** The Pyroscope base URL it is for, without credentials. */
+  /** Where it goes, without credentials: a Pyroscope base URL (/ingest) or an OTLP profiles endpoint. */
   server: string;
   serviceName: string;
   /** Window bounds, epoch milliseconds. */
   from: number;
   until: number;
+  /** The profile type (/ingest) or the piece of the window's OTLP request; also in the file's name. */
   type: string;
-  /** gzipped pprof. */
+  /** The body as its upstream sends it: gzipped pprof (/ingest), an OTLP profiles request. */
   body: Uint8Array;
 }
 
@@ -35,7 +36,7 @@ export function spoolDirOf(configured: string | undefined): string {
   return configured ?? path.join(nodeOs().tmpdir(), 'pyro-run-spool');
 }
 
-/** The server URL as spooled: credentials in it are secrets and stay out of the file. */
+/** The server or endpoint URL as spooled: credentials in it are secrets and stay out of the file. */
 export function spoolServer(serverAddress: string): string {
   if (urlCredentials(serverAddress) === undefined) return serverAddress;
   const url = new URL(serverAddress);
