@@ -33,7 +33,7 @@ import { type MainThreadParts, startThreads, type Threads } from '../threads/mai
 import type { WorkerSettings } from '../threads/protocol.js';
 import { type Pools, startPoolHooks } from '../threads/pools/index.js';
 
-/** Most uploads waiting at once (profiles and span batches together): at the default 15 s window, ~2 minutes of outage. */
+/** Most uploads waiting at once, over every pipeline (docs/configuration.md, Sending: the outage it covers at the defaults). */
 const MAX_QUEUED_UPLOADS = 32;
 
 /** The remote destination: every upstream the config names, through one sender. */

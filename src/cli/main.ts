@@ -32,8 +32,8 @@ const DESCRIPTION =
   'Each option sets the environment variable shown, which works on its own too.';
 const EXAMPLES = `
 How the command runs:
-  app.js (.js .mjs .cjs .ts .mts .cts)  this Node, preload imported first
-  node [node-args] app.js               that node, preload imported first
+  app.js (.js .mjs .cjs .ts .mts .cts)  this Node, preload required first
+  node [node-args] app.js               that node, preload required first
   any other command (npm start, tsx)    as is, preload added to NODE_OPTIONS
 
 Examples:

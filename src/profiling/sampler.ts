@@ -7,7 +7,7 @@ const require = createRequire(import.meta.url);
  * @datadog/pprof's native time profiler, without its JavaScript wrapper (`time-profiler.js`):
  * the wrapper turns a stopped profile into pprof in one synchronous call — a pause of the app's
  * event loop at every window (docs/performance.md, "Flush pauses and event-loop stalls") — and
- * creates its async-frame key where we cannot reach it. We take the raw tree instead and build the pprof in slices (window-profile.ts). The package
+ * creates its async-frame key where we cannot reach it. We take the raw tree instead and build the pprof in slices (time-profile.ts). The package
  * has no `exports` map, so this path is public to Node; the version is pinned, and every profiling
  * test goes through it.
  */

@@ -108,8 +108,8 @@ export function windowCostLine(cost: WindowCost): string {
 }
 
 /**
- * Readies the encoding ahead of the first window (the uploads' warm-up, uploads.ts, run from the
- * preload): zlib loaded, and the whole path run once on a window of two samples, one of them in a
+ * Readies the encoding ahead of the first window (the uploads' warm-up, uploads.ts, run at the
+ * app's first listen()): zlib loaded, and the whole path run once on a window of two samples, one of them in a
  * span, so that the first real window's code is not parsed and compiled in the middle of the
  * app's traffic (measured: the first flush paused the event loop about twice as long as the later
  * ones).
