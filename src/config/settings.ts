@@ -212,7 +212,8 @@ export const SETTINGS = {
     flag: 'spool-dir',
     arg: '<dir>',
     env: 'PYRO_RUN_SPOOL_DIR',
-    description: 'remote mode (to `/ingest` or over OTLP): where the heap profile taken when the app hits its heap limit waits for the next start to send it (in a container: a volume)',
+    description:
+      'remote mode (to `/ingest` or over OTLP): where the heap profile taken when the app hits its heap limit waits for the next start to send it (in a container: a volume)',
     defaultText: '<tmp>/pyro-run-spool',
     parse: text,
   },
