@@ -90,6 +90,7 @@ function bothRuns(
       before.key,
       noise,
       judged ? z : undefined,
+      Math.max(before.inFlight, after.inFlight),
     );
   }
   const beyondNoise = Object.values(metrics).some((metric) => metric.beyondNoise);

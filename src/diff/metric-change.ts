@@ -11,7 +11,20 @@
  *
  * The standard error sees the noise between one run's requests, the profiler's sampling included;
  * it cannot see a machine that was slower during the whole of one run than during the other, so
- * a change smaller than the minimum effect is never called beyond the noise. Pure.
+ * a change smaller than the minimum effect is never called beyond the noise. A bootstrap over
+ * requests takes them as independent draws, which their CPU and time on the thread are, but not
+ * their latencies: requests in flight at once wait together (behind a stall, a burst, a slow
+ * neighbour), so a run's latencies hold fewer independent draws than requests. A latency's
+ * standard error is widened by √(requests in flight at once) — the design effect of clusters of
+ * that size whose members share their fate entirely, an upper bound.
+ *
+ * A percentile's interval is not enough to judge it: where the percentile falls between two groups
+ * of latencies (p95 at the edge of the few requests a stall held), it jumps from one group to the
+ * other between runs of the same code, and no interval around a single value covers that. So a
+ * percentile is beyond the noise only when, besides its interval and the minimum effect, the share
+ * of each run's requests slower than the two runs' pooled percentile differs beyond z standard
+ * errors (a two-proportion test, its variance widened as above): a test of where the requests lie,
+ * not of one value. Pure.
  */
 import { differenceError, type Interval, normalQuantile, seedOf, type Statistic, statisticOf } from './bootstrap.js';
 
@@ -25,6 +38,9 @@ export const STATISTIC: Record<MetricName, Statistic> = {
   p50: { kind: 'percentile', p: 50 },
   p95: { kind: 'percentile', p: 95 },
 };
+
+/** The metrics whose requests in flight at once share their fate: latencies. */
+const WAITED_TOGETHER: ReadonlySet<MetricName> = new Set(['p50', 'p95']);
 
 /** How changes are judged (the footnote and --json say it back). */
 export interface NoiseRule {
@@ -74,7 +90,8 @@ export function isBeyondNoise(interval: Interval, relativeChange: number | null,
 
 /**
  * `key` names the endpoint and metric: each has its own seeded resampling. Both sides need values.
- * `z` undefined: not judged (too few requests).
+ * `z` undefined: not judged (too few requests). `inFlight`: the endpoint's requests in flight at
+ * once on average, the larger of the two runs' (request-values.ts).
  */
 export function metricChange(
   before: readonly number[],
@@ -83,6 +100,7 @@ export function metricChange(
   key: string,
   noise: NoiseRule,
   z: number | undefined,
+  inFlight = 1,
 ): MetricChange {
   const statistic = STATISTIC[metric];
   const a = statisticOf(before, statistic);
@@ -90,7 +108,25 @@ export function metricChange(
   const change = b - a;
   const relativeChange = a === 0 ? null : change / a;
   if (z === undefined) return { before: a, after: b, change, relativeChange, interval: null, beyondNoise: false };
-  const error = differenceError(before, after, statistic, { ...noise, seed: seedOf(`${key}\0${metric}`) });
+  const together = WAITED_TOGETHER.has(metric) ? Math.max(1, inFlight) : 1;
+  const error = differenceError(before, after, statistic, { ...noise, seed: seedOf(`${key}\0${metric}`) }) * Math.sqrt(together);
   const interval = { low: change - z * error, high: change + z * error };
-  return { before: a, after: b, change, relativeChange, interval, beyondNoise: isBeyondNoise(interval, relativeChange, noise.minEffect) };
+  const beyond =
+    isBeyondNoise(interval, relativeChange, noise.minEffect) && (statistic.kind === 'mean' || sharesDiffer(before, after, statistic.p, together, z));
+  return { before: a, after: b, change, relativeChange, interval, beyondNoise: beyond };
+}
+
+/**
+ * Whether the share of requests slower than the two runs' pooled p-th percentile differs between
+ * them by more than z standard errors of a difference of proportions, each request counting
+ * `together` times less (requests in flight at once share their fate).
+ */
+export function sharesDiffer(before: readonly number[], after: readonly number[], p: number, together: number, z: number): boolean {
+  const threshold = statisticOf([...before, ...after], { kind: 'percentile', p });
+  const slower = (values: readonly number[]) => values.reduce((n, value) => (value > threshold ? n + 1 : n), 0);
+  const shareBefore = slower(before) / before.length;
+  const shareAfter = slower(after) / after.length;
+  const pooled = (shareBefore * before.length + shareAfter * after.length) / (before.length + after.length);
+  const error = Math.sqrt(together * pooled * (1 - pooled) * (1 / before.length + 1 / after.length));
+  return Math.abs(shareAfter - shareBefore) > z * error;
 }

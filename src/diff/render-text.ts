@@ -93,6 +93,8 @@ export function noiseFootnote(noise: RunDiff['noise']): string[] {
     `  ${formatCount(noise.resamples)} times, seeded: the same runs always get the same verdict). ${noise.z.toFixed(2)} is wide enough for all ${plural(noise.comparisons, 'change')} judged at once:`,
     `  two runs of the same code show none beyond the noise ${noise.confidence} times in 100. This covers how one run's requests vary, the`,
     `  profiler's sampling included; not a machine slower during one whole run than the other, which the ${minimum} minimum is for.`,
+    '  Latencies: the interval widened by √(requests in flight at once), and the share of requests slower than the pooled percentile must',
+    '  differ too (docs/diff.md, How the noise is judged).',
     `  Not judged: endpoints with fewer than ${noise.minRequests} requests in a run, and function changes (they show what an endpoint's change`,
     '  is made of). CPU and wall per request: the samples labelled with a request over every request counted (none counts 0).',
   ];

@@ -26,6 +26,29 @@ export interface EndpointRequests {
   wall: number[] | undefined;
   /** Each request's duration, ascending: from the totals' histogram when recorded (within 4.4%), else the spans'. */
   latency: number[];
+  /**
+   * How many of its requests were in flight at once, on average (at least 1): Little's law over
+   * the requests the recording holds — their durations' sum over the time from the first one's
+   * start to the last one's end — scaled to every request counted. Requests in flight together
+   * wait together (a stall, a burst of load), so their latencies are not independent draws.
+   */
+  inFlight: number;
+}
+
+/** The mean number of `requests` in flight, from the root spans the recording holds of them. */
+function inFlightOf(model: RunModel, roots: readonly number[], requests: number): number {
+  let first: bigint | undefined;
+  let last: bigint | undefined;
+  let busyNs = 0;
+  for (const i of roots) {
+    const span = model.run.spans[i];
+    if (span === undefined) continue;
+    busyNs += span.durationNs;
+    if (first === undefined || span.startNs < first) first = span.startNs;
+    if (last === undefined || span.endNs > last) last = span.endNs;
+  }
+  if (first === undefined || last === undefined || last <= first || roots.length === 0) return 1;
+  return Math.max(1, (busyNs * (requests / roots.length)) / Number(last - first));
 }
 
 /** A duration histogram as one value per duration it counted, ascending: its bucket's upper bound, at most `maxNs` (percentileNs's reading). */
@@ -76,6 +99,7 @@ export function endpointRequests(model: RunModel): EndpointRequests[] {
   return model.endpoints.map(({ name, total, roots }, e) => {
     const kind = total?.kind ?? spans[roots[0] as number]?.kind ?? 0;
     const latency = total ? histogramValues(total.histogram, total.maxNs) : roots.map((i) => spans[i]?.durationNs as number).sort((a, b) => a - b);
-    return { key: `${kind} ${name}`, name, endpoint: e, requests: requests[e] as number, cpu: cpu?.[e], wall: wall?.[e], latency };
+    const inFlight = inFlightOf(model, roots, requests[e] as number);
+    return { key: `${kind} ${name}`, name, endpoint: e, requests: requests[e] as number, cpu: cpu?.[e], wall: wall?.[e], latency, inFlight };
   });
 }

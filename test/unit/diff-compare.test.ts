@@ -118,6 +118,13 @@ describe('per request', () => {
     assert.deepEqual([diff.endpoints[0]?.metrics.p50?.before, diff.endpoints[0]?.metrics.p95?.before], [reported?.p50Ns, reported?.p95Ns]);
   });
 
+  it("requests in flight at once, by Little's law: one started every 20 ms, each lasting 80 ms, keep about 4 in flight; never fewer than 1", () => {
+    const [busy] = endpointRequests(model({ endpoints: [{ ...products(100), durationMs: () => 80 }] }));
+    assert.ok(Math.abs(busy!.inFlight - (100 * 80) / (99 * 20 + 80)) < 1e-9, String(busy!.inFlight));
+    const [idle] = endpointRequests(model({ endpoints: [{ ...products(100), durationMs: () => 5 }] }));
+    assert.equal(idle!.inFlight, 1);
+  });
+
   it('without totals (older recordings), the requests are the spans the recording holds', () => {
     const [endpoint] = endpointRequests(model({ endpoints: [{ ...products(30), durationMs: (i) => i + 1 }], totals: false }));
     assert.deepEqual([endpoint?.requests, endpoint?.latency[0], endpoint?.latency[29]], [30, 1 * MS, 30 * MS]);

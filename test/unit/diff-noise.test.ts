@@ -104,3 +104,58 @@ describe('beyond the noise', () => {
     assert.deepEqual([change.change, change.relativeChange, change.interval, change.beyondNoise], [8, 8, null, false]);
   });
 });
+
+describe('latencies of requests that wait together', () => {
+  /**
+   * One run of `requests` latencies in milliseconds, as a load test with `inFlight` requests at
+   * once makes them: each group in flight together shares one wait (now and then a stall of
+   * 20–60 ms, as a scheduler or a collection gives), and each request adds its own service time.
+   */
+  function clusteredRun(random: () => number, requests: number, inFlight: number): number[] {
+    const latencies: number[] = [];
+    while (latencies.length < requests) {
+      const shared = random() < 0.06 ? 20 + 40 * random() : 2 * random();
+      for (let i = 0; i < inFlight; i++) latencies.push((shared + 8 + 2 * random()) * 1e6);
+    }
+    return latencies;
+  }
+  /** Of `pairs` pairs of runs of the same code, how many a p95 or p50 verdict calls changed. */
+  function falseAlarms(inFlightTold: number, pairs: number): number {
+    const random = seededRandom(11);
+    const z = zFor(DEFAULT_NOISE.confidence, 8);
+    // Fewer resamples than a diff takes: the verdicts here rest on the shares, the interval only widens.
+    const noise = { ...DEFAULT_NOISE, resamples: 200 };
+    let alarms = 0;
+    for (let pair = 0; pair < pairs; pair++) {
+      const before = clusteredRun(random, 400, 4);
+      const after = clusteredRun(random, 400, 4);
+      const verdicts = (['p50', 'p95'] as const).map((metric) => metricChange(before, after, metric, `GET /${pair}`, noise, z, inFlightTold));
+      if (verdicts.some((change) => change.beyondNoise)) alarms++;
+    }
+    return alarms;
+  }
+
+  it('two runs of the same code, 4 requests in flight at once, p95 at the edge of the stalled requests: no latency change beyond the noise in 99 pairs of 100', () => {
+    // Judged as independent draws, the same runs cry wolf far more often: the test would notice
+    // the widening gone. Judged on the interval alone, without the shares, 2 pairs of 100 did.
+    const told = falseAlarms(4, 100);
+    const asIndependent = falseAlarms(1, 100);
+    assert.ok(told <= 1, `${told} false alarms in 100 pairs (as independent draws: ${asIndependent})`);
+    assert.ok(asIndependent >= 5, `as independent draws: ${asIndependent} false alarms in 100 pairs`);
+  });
+
+  it("a CPU per request's interval is not widened: each request's CPU is its own", () => {
+    const before = spread(400, 3e6, 0.5e6);
+    const after = spread(400, 3.1e6, 0.5e6);
+    const alone = metricChange(before, after, 'cpuPerRequest', 'GET /a', DEFAULT_NOISE, 3, 1);
+    const together = metricChange(before, after, 'cpuPerRequest', 'GET /a', DEFAULT_NOISE, 3, 8);
+    assert.deepEqual(together.interval, alone.interval);
+    const p95 = (inFlight: number) =>
+      metricChange(clusteredRun(seededRandom(3), 400, 4), clusteredRun(seededRandom(4), 400, 4), 'p95', 'GET /a', DEFAULT_NOISE, 3, inFlight);
+    const [one, four] = [p95(1), p95(4)];
+    assert.ok(
+      Math.abs((four.interval!.high - four.interval!.low) / (one.interval!.high - one.interval!.low) - 2) < 1e-9,
+      'a latency interval is √4 = 2 times as wide',
+    );
+  });
+});
