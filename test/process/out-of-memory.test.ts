@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { runReport } from '../../src/cli/report.js';
 import type { RunAggregates } from '../../src/report/aggregate.js';
 import { fixture, runCli, runNode } from '../support/child.js';
@@ -70,6 +70,46 @@ test('local mode: the heap profile of the moment the limit was hit is in the rec
   assert.ok(top.value >= snapshot.total / 2, `${top.value} of ${snapshot.total} in ${LEAK}`);
 });
 
+/** The heap profile on, windows of a second, and the spool in `spool`: what both remote tests share. */
+const heapProfileSpooledTo = (spool: string) => ({
+  PYRO_RUN_SPOOL_DIR: spool,
+  PYRO_RUN_PROFILES: 'cpu,wall,heap',
+  PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
+  OTEL_TRACES_EXPORTER: 'none',
+});
+
+/** How long the next start of the app runs: enough to start, send what was kept, and end. */
+const NEXT_START_ENV = { MEMORY_RUN_MS: '500', MEMORY_RETAIN_OBJECTS: '1000' };
+
+/**
+ * Runs the leaking app to its death with `env` (spooling into `spool`), checks the spool holds
+ * no `secret`, then starts another app of the same service with the same env. Returns the first
+ * spooled window's start and what was received before the next start ran.
+ */
+async function dieThenStartAgain(
+  t: TestContext,
+  env: Record<string, string>,
+  spool: string,
+  secret: string,
+  mark: () => number,
+): Promise<{ from: number; before: number }> {
+  const dying = runCli(['node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env });
+  t.after(() => dying.process.kill('SIGKILL'));
+  assert.equal((await dying.exit(60_000)).signal, 'SIGABRT', dying.stderr.slice(-500));
+  assert.match(dying.stderr, new RegExp(`the heap profile of this moment is in .*\\.spool\\.json; the next start of ${env.OTEL_SERVICE_NAME} sends it`));
+  const texts = readdirSync(spool).map((name) => readFileSync(path.join(spool, name), 'utf8'));
+  assert.ok(texts.length >= 1, 'the heap profile was spooled');
+  assert.ok(!texts.some((text) => text.includes(secret)), 'no secret in the spool files');
+  const { from } = JSON.parse(texts[0]!) as { from: number };
+  const before = mark();
+
+  const next = runCli([fixture('apps/memory.cjs')], { env: { ...env, ...NEXT_START_ENV } });
+  t.after(() => next.process.kill('SIGKILL'));
+  assert.equal((await next.exit()).code, 0, next.stderr);
+  assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
+  return { from, before };
+}
+
 test('remote mode: the heap profile of the moment is spooled without secrets, and the next start sends it with its own credentials', {
   timeout: 120_000,
 }, async (t) => {
@@ -80,30 +120,14 @@ test('remote mode: the heap profile of the moment is spooled without secrets, an
     OTEL_SERVICE_NAME: 'oom-app',
     PYROSCOPE_SERVER_ADDRESS: receiver.url,
     PYROSCOPE_AUTH_TOKEN: 'spool-secret-token',
-    PYRO_RUN_SPOOL_DIR: spool,
-    PYRO_RUN_PROFILES: 'cpu,wall,heap',
-    PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
-    OTEL_TRACES_EXPORTER: 'none',
+    ...heapProfileSpooledTo(spool),
   };
-  const dying = runCli(['node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env });
-  t.after(() => dying.process.kill('SIGKILL'));
-  assert.equal((await dying.exit(60_000)).signal, 'SIGABRT', dying.stderr.slice(-500));
-  const spooled = readdirSync(spool);
-  assert.equal(spooled.length, 1, spooled.join(' '));
-  const text = readFileSync(path.join(spool, spooled[0]!), 'utf8');
-  assert.ok(!text.includes('spool-secret-token'), 'no secret in the spool file');
-  const { from } = JSON.parse(text) as { from: number };
-  const memoryBefore = receiver.ingests.filter((ingest) => ingest.metricName === 'memory').length;
-
-  const next = runCli([fixture('apps/memory.cjs')], { env: { ...env, MEMORY_RUN_MS: '500', MEMORY_RETAIN_OBJECTS: '1000' } });
-  t.after(() => next.process.kill('SIGKILL'));
-  assert.equal((await next.exit()).code, 0, next.stderr);
-  const sent = receiver.ingests.slice(memoryBefore).find((ingest) => ingest.metricName === 'memory' && ingest.from === from);
+  const { from, before } = await dieThenStartAgain(t, env, spool, 'spool-secret-token', () => receiver.ingests.length);
+  const sent = receiver.ingests.slice(before).find((ingest) => ingest.metricName === 'memory' && ingest.from === from);
   assert.ok(sent, 'the spooled profile reached /ingest');
   assert.equal(sent.seriesLabels.service_name, 'oom-app');
   assert.equal(sent.headers.authorization, 'Bearer spool-secret-token');
   assert.ok(shareThrough(sent, LEAK) >= 0.5, `share under ${LEAK}: ${shareThrough(sent, LEAK)}`);
-  assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
 });
 
 test('profiles over OTLP: the heap profile of the moment is spooled without secrets, and the next start sends it over OTLP with its own headers', {
@@ -118,34 +142,16 @@ test('profiles over OTLP: the heap profile of the moment is spooled without secr
     OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'authorization=Bearer otlp-spool-secret',
     OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
     PYRO_RUN_PROFILES_EXPORTER: 'otlp',
-    PYRO_RUN_SPOOL_DIR: spool,
-    PYRO_RUN_PROFILES: 'cpu,wall,heap',
-    PYROSCOPE_FLUSH_INTERVAL_MS: '1000',
-    OTEL_TRACES_EXPORTER: 'none',
+    ...heapProfileSpooledTo(spool),
   };
-  const dying = runCli(['node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env });
-  t.after(() => dying.process.kill('SIGKILL'));
-  assert.equal((await dying.exit(60_000)).signal, 'SIGABRT', dying.stderr.slice(-500));
-  assert.match(dying.stderr, /the heap profile of this moment is in .*\.spool\.json; the next start of oom-otlp-app sends it/);
-  const spooled = readdirSync(spool);
-  assert.ok(spooled.length >= 1, 'the heap profile was spooled');
-  const texts = spooled.map((name) => readFileSync(path.join(spool, name), 'utf8'));
-  assert.ok(!texts.some((text) => text.includes('otlp-spool-secret')), 'no secret in the spool files');
-  const { from } = JSON.parse(texts[0]!) as { from: number };
-  const requestsBefore = receiver.requests.length;
-
-  const next = runCli([fixture('apps/memory.cjs')], { env: { ...env, MEMORY_RUN_MS: '500', MEMORY_RETAIN_OBJECTS: '1000' } });
-  t.after(() => next.process.kill('SIGKILL'));
-  assert.equal((await next.exit()).code, 0, next.stderr);
-  assert.ok(receiver.requests.length > requestsBefore, 'the next start sent profiles');
+  const { from, before } = await dieThenStartAgain(t, env, spool, 'otlp-spool-secret', () => receiver.otlpProfiles.length);
   // In-use bytes of the window the dying process spooled (its time is the window's start).
-  const sent = receiver.otlpProfiles.find(
-    (profile) => Math.round(profile.timeNanos / 1e6) === from && profile.samples.some((sample) => sample.values.inuse_space !== undefined),
-  );
-  assert.ok(sent, `the spooled profile reached the OTLP endpoint: ${next.stderr}`);
+  const sent = receiver.otlpProfiles
+    .slice(before)
+    .find((profile) => Math.round(profile.timeNanos / 1e6) === from && profile.samples.some((sample) => sample.values.inuse_space !== undefined));
+  assert.ok(sent, 'the spooled profile reached the OTLP endpoint');
   assert.equal(sent.serviceName, 'oom-otlp-app');
   assert.equal(sent.headers.authorization, 'Bearer otlp-spool-secret');
   assert.equal(sent.headers['content-encoding'], 'gzip');
   assert.ok(shareThrough(sent, LEAK) >= 0.5, `share under ${LEAK}: ${shareThrough(sent, LEAK)}`);
-  assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
 });
