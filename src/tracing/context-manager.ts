@@ -1,5 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import { otelContextAsyncHooks } from '../vendor.js';
+import { bindThroughPrototype } from './bound-emitters.js';
 
 const { AsyncLocalStorageContextManager } = otelContextAsyncHooks();
 const { EventEmitter } = process.getBuiltinModule('node:events') as typeof import('node:events');
@@ -49,12 +50,14 @@ const BY_ARITY: readonly Wrap[] = [
  * that; instrumentations bind several functions on every request (the listeners added to the
  * bound request and response among them), so it shows in a request's CPU (docs/performance.md,
  * "CPU per request"). Behaviour is OTel's: the target runs in `context`, with the call's `this` and
- * arguments, through `with()` (which subclasses extend); event emitters are bound by OTel's code.
+ * arguments, through `with()` (which subclasses extend). Event emitters: Node's HTTP requests and
+ * responses through their class's prototype (bound-emitters.ts), any other by OTel's code.
  */
 export class AsyncContextManager extends AsyncLocalStorageContextManager {
   override bind<T>(context: Context, target: T): T {
     // OTel's tests for an event emitter first: those (and anything not a function) stay OTel's to bind.
-    if (typeof target !== 'function' || target instanceof EventEmitter) return super.bind(context, target);
+    if (target instanceof EventEmitter) return bindThroughPrototype(this, context, target) ? target : super.bind(context, target);
+    if (typeof target !== 'function') return super.bind(context, target);
     const fn = target as unknown as Fn;
     const wrap = BY_ARITY[fn.length];
     if (wrap) return wrap(this, context, fn) as T;
