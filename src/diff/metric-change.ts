@@ -121,7 +121,7 @@ export function metricChange(
  * them by more than z standard errors of a difference of proportions, each request counting
  * `together` times less (requests in flight at once share their fate).
  */
-export function sharesDiffer(before: readonly number[], after: readonly number[], p: number, together: number, z: number): boolean {
+function sharesDiffer(before: readonly number[], after: readonly number[], p: number, together: number, z: number): boolean {
   const threshold = statisticOf([...before, ...after], { kind: 'percentile', p });
   const slower = (values: readonly number[]) => values.reduce((n, value) => (value > threshold ? n + 1 : n), 0);
   const shareBefore = slower(before) / before.length;

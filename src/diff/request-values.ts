@@ -47,7 +47,7 @@ function inFlightOf(model: RunModel, roots: readonly number[], requests: number)
     if (first === undefined || span.startNs < first) first = span.startNs;
     if (last === undefined || span.endNs > last) last = span.endNs;
   }
-  if (first === undefined || last === undefined || last <= first || roots.length === 0) return 1;
+  if (first === undefined || last === undefined || last <= first) return 1;
   return Math.max(1, (busyNs * (requests / roots.length)) / Number(last - first));
 }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { writeFileAtomicSync } from '../util/atomic-file.js';
 import { nodeFs, nodeOs } from '../util/builtins.js';
 import { urlCredentials } from '../util/basic-auth.js';
+import type { Logger } from '../log.js';
 
 /**
  * Profiles kept on disk for a later process to send: the heap profile taken when the app hit its
@@ -31,13 +32,41 @@ export interface Spooled {
   body: Uint8Array;
 }
 
+/** Whose kept profiles: the spool folder configured (PYRO_RUN_SPOOL_DIR), the server or endpoint they go to, the service. */
+export interface SpoolPlace {
+  dir: string | undefined;
+  server: string;
+  serviceName: string;
+}
+
+/** What an upload of a kept profile is, in its upstream's logs. */
+export const KEPT_NOTE = 'kept by an earlier process when it hit its heap limit';
+
+/** Keeps a window's bodies for the next start, as the process is about to die, and says where. */
+export function keepSync(place: SpoolPlace, window: { from: number; until: number }, bodies: readonly { type: string; body: Uint8Array }[], log: Logger): void {
+  const server = spoolServer(place.server);
+  const { serviceName } = place;
+  const files = spoolSync(
+    spoolDirOf(place.dir),
+    bodies.map(({ type, body }) => ({ server, serviceName, from: window.from, until: window.until, type, body })),
+  );
+  log.warn(`the heap profile of this moment is in ${files.join(', ')}; the next start of ${serviceName} sends it`);
+}
+
+/** Takes what earlier processes kept for `place` (spooled files removed), saying how many go out. */
+export function takeKept(place: SpoolPlace, log: Logger): Spooled[] {
+  const spooled = takeSpooled(spoolDirOf(place.dir), spoolServer(place.server), place.serviceName);
+  if (spooled.length > 0) log.info(`sending ${spooled.length} profile${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
+  return spooled;
+}
+
 /** The spool folder: the one configured, else `pyro-run-spool` in the OS's temporary folder. */
-export function spoolDirOf(configured: string | undefined): string {
+function spoolDirOf(configured: string | undefined): string {
   return configured ?? path.join(nodeOs().tmpdir(), 'pyro-run-spool');
 }
 
 /** The server or endpoint URL as spooled: credentials in it are secrets and stay out of the file. */
-export function spoolServer(serverAddress: string): string {
+function spoolServer(serverAddress: string): string {
   if (urlCredentials(serverAddress) === undefined) return serverAddress;
   const url = new URL(serverAddress);
   url.username = '';
@@ -46,7 +75,7 @@ export function spoolServer(serverAddress: string): string {
 }
 
 /** Writes each profile as a file of its own, whole or not at all; returns the files written. */
-export function spoolSync(dir: string, entries: readonly Spooled[]): string[] {
+function spoolSync(dir: string, entries: readonly Spooled[]): string[] {
   nodeFs().mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   return entries.map((entry) => {
     const file = path.join(dir, `${entry.serviceName.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}-${entry.from}-${process.pid}-${entry.type}.spool.json`);
@@ -61,7 +90,7 @@ export function spoolSync(dir: string, entries: readonly Spooled[]): string[] {
  * left for their own service. A file that is not a spooled profile is left alone; one that is
  * but cannot be read whole is removed, so it is not tried at every start.
  */
-export function takeSpooled(dir: string, server: string, serviceName: string): Spooled[] {
+function takeSpooled(dir: string, server: string, serviceName: string): Spooled[] {
   const fs = nodeFs();
   let names: string[];
   try {

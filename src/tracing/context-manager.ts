@@ -55,7 +55,7 @@ const BY_ARITY: readonly Wrap[] = [
  */
 export class AsyncContextManager extends AsyncLocalStorageContextManager {
   override bind<T>(context: Context, target: T): T {
-    // OTel's tests for an event emitter first: those (and anything not a function) stay OTel's to bind.
+    // An event emitter is tested first, as OTel's bind does: a function can be one.
     if (target instanceof EventEmitter) return bindThroughPrototype(this, context, target) ? target : super.bind(context, target);
     if (typeof target !== 'function') return super.bind(context, target);
     const fn = target as unknown as Fn;

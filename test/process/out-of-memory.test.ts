@@ -12,7 +12,7 @@ import { type TestContext, test } from 'node:test';
 import { runReport } from '../../src/cli/report.js';
 import type { RunAggregates } from '../../src/report/aggregate.js';
 import { fixture, runCli, runNode } from '../support/child.js';
-import { startReceiver } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import type { SampleView } from '../support/pprof-helpers.js';
 
 const LEAK = 'leak_until_the_limit';
@@ -82,17 +82,21 @@ const heapProfileSpooledTo = (spool: string) => ({
 const NEXT_START_ENV = { MEMORY_RUN_MS: '500', MEMORY_RETAIN_OBJECTS: '1000' };
 
 /**
- * Runs the leaking app to its death with `env` (spooling into `spool`), checks the spool holds
- * no `secret`, then starts another app of the same service with the same env. Returns the first
- * spooled window's start and what was received before the next start ran.
+ * Starts a receiver, runs the leaking app to its death with `envFor(receiver, spool)` (spooling
+ * into a fresh folder), checks the spool holds no `secret`, then starts another app of the same
+ * service with the same env. Returns the receiver, the first spooled window's start, and
+ * `mark(receiver)` read before the next start ran.
  */
 async function dieThenStartAgain(
   t: TestContext,
-  env: Record<string, string>,
-  spool: string,
   secret: string,
-  mark: () => number,
-): Promise<{ from: number; before: number }> {
+  envFor: (receiver: Receiver, spool: string) => Record<string, string>,
+  mark: (receiver: Receiver) => number,
+): Promise<{ receiver: Receiver; from: number; before: number }> {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const spool = scratch(t);
+  const env: Record<string, string> = { ...envFor(receiver, spool), ...heapProfileSpooledTo(spool) };
   const dying = runCli(['node', SMALL_HEAP, fixture('apps/out-of-memory.cjs')], { env });
   t.after(() => dying.process.kill('SIGKILL'));
   assert.equal((await dying.exit(60_000)).signal, 'SIGABRT', dying.stderr.slice(-500));
@@ -101,28 +105,24 @@ async function dieThenStartAgain(
   assert.ok(texts.length >= 1, 'the heap profile was spooled');
   assert.ok(!texts.some((text) => text.includes(secret)), 'no secret in the spool files');
   const { from } = JSON.parse(texts[0]!) as { from: number };
-  const before = mark();
+  const before = mark(receiver);
 
   const next = runCli([fixture('apps/memory.cjs')], { env: { ...env, ...NEXT_START_ENV } });
   t.after(() => next.process.kill('SIGKILL'));
   assert.equal((await next.exit()).code, 0, next.stderr);
   assert.deepEqual(readdirSync(spool), [], 'sent once: the spool is empty');
-  return { from, before };
+  return { receiver, from, before };
 }
 
 test('remote mode: the heap profile of the moment is spooled without secrets, and the next start sends it with its own credentials', {
   timeout: 120_000,
 }, async (t) => {
-  const receiver = await startReceiver();
-  t.after(() => receiver.close());
-  const spool = scratch(t);
-  const env = {
-    OTEL_SERVICE_NAME: 'oom-app',
-    PYROSCOPE_SERVER_ADDRESS: receiver.url,
-    PYROSCOPE_AUTH_TOKEN: 'spool-secret-token',
-    ...heapProfileSpooledTo(spool),
-  };
-  const { from, before } = await dieThenStartAgain(t, env, spool, 'spool-secret-token', () => receiver.ingests.length);
+  const { receiver, from, before } = await dieThenStartAgain(
+    t,
+    'spool-secret-token',
+    (r) => ({ OTEL_SERVICE_NAME: 'oom-app', PYROSCOPE_SERVER_ADDRESS: r.url, PYROSCOPE_AUTH_TOKEN: 'spool-secret-token' }),
+    (r) => r.ingests.length,
+  );
   const sent = receiver.ingests.slice(before).find((ingest) => ingest.metricName === 'memory' && ingest.from === from);
   assert.ok(sent, 'the spooled profile reached /ingest');
   assert.equal(sent.seriesLabels.service_name, 'oom-app');
@@ -133,18 +133,18 @@ test('remote mode: the heap profile of the moment is spooled without secrets, an
 test('profiles over OTLP: the heap profile of the moment is spooled without secrets, and the next start sends it over OTLP with its own headers', {
   timeout: 120_000,
 }, async (t) => {
-  const receiver = await startReceiver();
-  t.after(() => receiver.close());
-  const spool = scratch(t);
-  const env = {
-    OTEL_SERVICE_NAME: 'oom-otlp-app',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'authorization=Bearer otlp-spool-secret',
-    OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
-    PYRO_RUN_PROFILES_EXPORTER: 'otlp',
-    ...heapProfileSpooledTo(spool),
-  };
-  const { from, before } = await dieThenStartAgain(t, env, spool, 'otlp-spool-secret', () => receiver.otlpProfiles.length);
+  const { receiver, from, before } = await dieThenStartAgain(
+    t,
+    'otlp-spool-secret',
+    (r) => ({
+      OTEL_SERVICE_NAME: 'oom-otlp-app',
+      OTEL_EXPORTER_OTLP_ENDPOINT: r.url,
+      OTEL_EXPORTER_OTLP_PROFILES_HEADERS: 'authorization=Bearer otlp-spool-secret',
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      PYRO_RUN_PROFILES_EXPORTER: 'otlp',
+    }),
+    (r) => r.otlpProfiles.length,
+  );
   // In-use bytes of the window the dying process spooled (its time is the window's start).
   const sent = receiver.otlpProfiles
     .slice(before)

@@ -9,7 +9,7 @@ import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { piecesBySamples } from '../profile-limits.js';
-import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from '../spool.js';
+import { KEPT_NOTE, keepSync, type SpoolPlace, takeKept } from '../spool.js';
 import { encodeProfilesRequest, type OtlpProfilesInput } from './otlp-profiles-encode.js';
 
 /** The body's name in logs and in the window encoder: one request holds every profile of a window. */
@@ -61,38 +61,23 @@ export class OtlpProfilesUpstream implements Upstream {
     this.uploads = new WindowUploads(this.format, (window, bodies) => this.requests(window, bodies), send, log);
   }
 
-  private get serviceName(): string {
-    return this.resource['service.name']!;
-  }
-
   /** What an earlier process of this service kept for this endpoint as it died (../spool.ts), sent now. */
   sendKept(): void {
-    const spooled = takeSpooled(spoolDirOf(this.options.spoolDir), spoolServer(this.options.endpoint), this.serviceName);
-    for (const { from, until, body } of spooled) {
+    for (const { from, until, body } of takeKept(this.spoolPlace(), this.log)) {
       // Kept as encoded, compressed as this process sends (its OTEL_EXPORTER_OTLP_COMPRESSION).
       const sent = this.options.gzip ? gzipSync(body) : body;
-      for (const request of this.requests({ from, until }, [{ type: 'profiles', body: sent }], 'kept by an earlier process when it hit its heap limit'))
-        this.send(request);
+      for (const request of this.requests({ from, until }, [{ type: 'profiles', body: sent }], KEPT_NOTE)) this.send(request);
     }
-    if (spooled.length > 0)
-      this.log.info(`sending ${spooled.length} OTLP profiles request${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
   }
 
   /** The heap profile of this moment, kept on disk for the next start: the process is about to die. */
   outOfMemorySync(window: ProfileWindow): void {
-    const server = spoolServer(this.options.endpoint);
-    const files = spoolSync(
-      spoolDirOf(this.options.spoolDir),
-      encodeSync(window, { ...this.format, gzip: false }).map(({ body }, piece) => ({
-        server,
-        serviceName: this.serviceName,
-        from: window.from,
-        until: window.until,
-        type: `otlp-${piece}`,
-        body,
-      })),
-    );
-    this.log.warn(`the heap profile of this moment is in ${files.join(', ')}; the next start of ${this.serviceName} sends it`);
+    const pieces = encodeSync(window, { ...this.format, gzip: false }).map(({ body }, piece) => ({ type: `otlp-${piece}`, body }));
+    keepSync(this.spoolPlace(), window, pieces, this.log);
+  }
+
+  private spoolPlace(): SpoolPlace {
+    return { dir: this.options.spoolDir, server: this.options.endpoint, serviceName: this.resource['service.name']! };
   }
 
   prepare(): void {

@@ -8,7 +8,7 @@ import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { encodeWithinLimits, MAX_PROFILE_BYTES, MAX_PROFILE_SAMPLES } from '../profile-limits.js';
-import { spoolDirOf, spoolServer, spoolSync, takeSpooled } from '../spool.js';
+import { KEPT_NOTE, keepSync, type SpoolPlace, takeKept } from '../spool.js';
 import { authHeaders, ingestRequest, sanitizeAppName, serviceNameLabel } from './ingest-request.js';
 
 /**
@@ -60,22 +60,17 @@ export class PyroscopeUpstream implements Upstream {
     this.uploads.prepare();
   }
 
-  /** What an earlier process of this service kept for this server as it died (spool.ts), sent now. */
+  /** What an earlier process of this service kept for this server as it died (../spool.ts), sent now. */
   sendKept(): void {
-    const spooled = takeSpooled(spoolDirOf(this.pyroscope.spoolDir), spoolServer(this.pyroscope.serverAddress), this.serviceName);
-    for (const { from, until, type, body } of spooled)
-      this.send(this.request({ from, until }, type, body, 'kept by an earlier process when it hit its heap limit'));
-    if (spooled.length > 0)
-      this.log.info(`sending ${spooled.length} profile${spooled.length === 1 ? '' : 's'} an earlier process kept when it hit its heap limit`);
+    for (const { from, until, type, body } of takeKept(this.spoolPlace(), this.log)) this.send(this.request({ from, until }, type, body, KEPT_NOTE));
   }
 
   outOfMemorySync(window: ProfileWindow): void {
-    const server = spoolServer(this.pyroscope.serverAddress);
-    const files = spoolSync(
-      spoolDirOf(this.pyroscope.spoolDir),
-      encodeSync(window, PPROF).map(({ type, body }) => ({ server, serviceName: this.serviceName, from: window.from, until: window.until, type, body })),
-    );
-    this.log.warn(`the heap profile of this moment is in ${files.join(', ')}; the next start of ${this.serviceName} sends it`);
+    keepSync(this.spoolPlace(), window, encodeSync(window, PPROF), this.log);
+  }
+
+  private spoolPlace(): SpoolPlace {
+    return { dir: this.pyroscope.spoolDir, server: this.pyroscope.serverAddress, serviceName: this.serviceName };
   }
 
   profiles(window: ProfileWindow): void {
