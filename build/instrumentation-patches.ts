@@ -575,6 +575,14 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'const remoteClientAddress = getRemoteClientAddress(request);',
         replace: 'const remoteClientAddress = getRemoteClientAddress(request);\n\tconst peer = uncachedPeer(request.socket);',
       },
+      {
+        // Not a fix: what pyro-run's lighter server path (src/tracing/http-server-spans.ts) reads as
+        // this file does, so that its attributes are the instrumentation's.
+        why: "the server path's attributes would read the peer and the query parameters to redact otherwise than the instrumentation",
+        find: 'exports.setSpanWithError = setSpanWithError;',
+        replace:
+          'exports.setSpanWithError = setSpanWithError;\nexports.uncachedPeer = uncachedPeer;\nexports.defaultQueryStringsToRedact = defaultQueryStringsToRedact;',
+      },
     ],
   },
   {

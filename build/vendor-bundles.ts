@@ -28,7 +28,15 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { INSTRUMENTATION_NAMES } from '../src/tracing/instrumentations.js';
 import { type FilePatches, INSTRUMENTATION_PATCHES, patchSource } from './instrumentation-patches.js';
-import { SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, WRAP_GUARD_ENTRY, instrumentationFile } from '../src/vendor.js';
+import {
+  HTTP_UTILS_ENTRY,
+  HTTP_UTILS_FILE,
+  SHARED_PACKAGES,
+  VENDOR_CORE_FILE,
+  VENDOR_OTLP_TRACE_FILE,
+  WRAP_GUARD_ENTRY,
+  instrumentationFile,
+} from '../src/vendor.js';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild') as typeof import('esbuild');
@@ -150,6 +158,21 @@ function shimmerFile(): string {
   return file;
 }
 
+/**
+ * The entry of an instrumentation's bundle: the package's exports; for http, also its own functions
+ * for a server span's attributes and status (not among the package's exports), which pyro-run's
+ * lighter server path calls (src/tracing/http-server-spans.ts) so its spans stay the package's.
+ */
+function bundleEntry(name: string, pkg: string): string {
+  const exported = `require(${JSON.stringify(pkg)})`;
+  if (name !== 'http') return `module.exports = ${exported};\n`;
+  const entry = resolveFrom(pkg, repoRoot);
+  if (!entry) throw new Error(`${pkg} is not installed`);
+  const utils = path.join(packageDir(entry), HTTP_UTILS_FILE);
+  if (!existsSync(utils)) throw new Error(`${utils} is gone: revisit src/tracing/http-server-spans.ts`);
+  return `module.exports = Object.assign({}, ${exported}, { ${JSON.stringify(HTTP_UTILS_ENTRY)}: require(${JSON.stringify(utils)}) });\n`;
+}
+
 function assertOnlyTlsSocketUsed(): void {
   const entry = resolveFrom('@opentelemetry/instrumentation-net', repoRoot);
   if (!entry) throw new Error('@opentelemetry/instrumentation-net is not installed');
@@ -189,7 +212,7 @@ async function main(): Promise<void> {
     if (!resolveFrom(pkg, repoRoot)) throw new Error(`${pkg} is not installed`);
     await esbuild.build({
       ...common,
-      stdin: { contents: `module.exports = require(${JSON.stringify(pkg)});\n`, resolveDir: repoRoot, sourcefile: `${name}-entry.cjs`, loader: 'js' },
+      stdin: { contents: bundleEntry(name, pkg), resolveDir: repoRoot, sourcefile: `${name}-entry.cjs`, loader: 'js' },
       outfile: path.join(outDir, instrumentationFile(name)),
       plugins: [plugin, ...(name === 'net' ? [lazyTls()] : []), ...patchesOf(pkg)],
     });

@@ -24,6 +24,10 @@ export const VENDOR_CORE_FILE = 'otel.cjs';
 export const WRAP_GUARD_ENTRY = 'pyro-run:shimmer';
 export const VENDOR_OTLP_TRACE_FILE = 'otlp-trace.cjs';
 export const instrumentationFile = (name: string): string => `instrumentation-${name}.cjs`;
+/** The http instrumentation bundle's key for the package's own dist/utils.cjs (tracing/http-server-spans.ts uses it). */
+export const HTTP_UTILS_ENTRY = 'pyro-run:http-utils';
+/** The package file behind HTTP_UTILS_ENTRY. */
+export const HTTP_UTILS_FILE = 'dist/utils.cjs';
 
 interface Shared {
   '@opentelemetry/api': typeof import('@opentelemetry/api');

@@ -3,7 +3,8 @@ import { nodeFs } from '../util/builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Env } from '../config/index.js';
 import { isOwnTraffic } from '../export/transport/own-traffic.js';
-import { instrumentationPackage } from '../vendor.js';
+import { HTTP_UTILS_ENTRY, instrumentationPackage } from '../vendor.js';
+import { type HttpUtils, withLeanServerSpans } from './http-server-spans.js';
 
 /**
  * The instrumentations of @opentelemetry/auto-instrumentations-node, loaded only when the app can
@@ -24,7 +25,11 @@ interface Entry {
   when?: (env: Env, context: SelectionContext) => boolean;
   /** The instrumentation's config, where pyro-run needs one (the instrumentation copies it). */
   config?: (context: SelectionContext) => object;
+  /** pyro-run's subclass of the exported class, given the package's exports. */
+  extend?: (Class: InstrumentationClass, exports: Record<string, unknown>) => InstrumentationClass;
 }
+
+type InstrumentationClass = new (config?: object) => Instrumentation;
 
 export interface SelectionContext {
   /** Metrics are exported (the runtime-node instrumentation only produces metrics). */
@@ -64,7 +69,13 @@ const TABLE: readonly Entry[] = [
   { name: 'grpc', className: 'GrpcInstrumentation', modules: ['@grpc/grpc-js'] },
   { name: 'hapi', className: 'HapiInstrumentation', modules: ['@hapi/hapi'] },
   { name: 'host-metrics', className: 'HostMetricsInstrumentation', modules: [] },
-  { name: 'http', className: 'HttpInstrumentation', modules: [] },
+  // Each request a server receives takes a lighter path (http-server-spans.ts), to the same span.
+  {
+    name: 'http',
+    className: 'HttpInstrumentation',
+    modules: [],
+    extend: (Class, exports) => withLeanServerSpans(Class, exports[HTTP_UTILS_ENTRY] as HttpUtils),
+  },
   { name: 'ioredis', className: 'IORedisInstrumentation', modules: ['ioredis'] },
   { name: 'kafkajs', className: 'KafkaJsInstrumentation', modules: ['kafkajs'] },
   { name: 'knex', className: 'KnexInstrumentation', modules: ['knex'] },
@@ -144,9 +155,11 @@ export function loadInstrumentations(names: readonly string[], context: Selectio
     const entry = TABLE.find((e) => e.name === name);
     if (!entry) continue;
     try {
-      const Class = instrumentationPackage(name)[entry.className] as (new (config?: object) => Instrumentation) | undefined;
+      const exports = instrumentationPackage(name);
+      const Class = exports[entry.className] as InstrumentationClass | undefined;
       if (typeof Class !== 'function') throw new Error(`no ${entry.className} export`);
-      out.push(new Class(entry.config?.(context)));
+      const Used = entry.extend ? entry.extend(Class, exports) : Class;
+      out.push(new Used(entry.config?.(context)));
     } catch (error) {
       onError(name, error);
     }
