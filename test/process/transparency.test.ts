@@ -110,6 +110,12 @@ test("http: a server fed mock requests (server.emit('request', req, res)) hands 
   assert.deepEqual(quiet.warnings, []);
 });
 
+test('http: whatever a request listener throws reaches the caller of emit as thrown, a falsy value too', async () => {
+  const observed = await observe('http request listener throws');
+  assert.deepEqual(observed.bare, Array(6).fill('threw it'));
+  assertSameWith('http', observed);
+});
+
 test('connect: a mounted http.Server and a mounted connect app answer under their path, the app learns its route, error handlers are told by arity', async () => {
   const { bare, agent, warnings } = await observe('connect mounts servers and apps', { PYRO_RUN_QUIET: 'off' });
   const seen = bare as { responses: string[]; adminRoute: string };
