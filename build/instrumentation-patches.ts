@@ -295,38 +295,6 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     ],
   },
   {
-    package: '@opentelemetry/instrumentation-express',
-    file: 'dist/instrumentation.cjs',
-    patches: [
-      {
-        why: "a layer run with a response that is no EventEmitter: TypeError res.once is not a function, thrown in the layer's finally",
-        find: 'if (!spanHasEnded) res.once("close", onResponseEnded);',
-        replace: `if (!spanHasEnded && ${HAS_ONCE}) res.once("close", onResponseEnded);`,
-      },
-      {
-        why: 'the same, when the layer calls next()',
-        find: 'req.res?.removeListener("close", onResponseEnded);',
-        replace: 'if (typeof req.res?.removeListener === "function") req.res.removeListener("close", onResponseEnded);',
-      },
-      {
-        why: "`next === req.next` inside a middleware (express's res.format): req.next is the wrapper passed while the layer runs, and the next it wraps once the wrapper is called",
-        find: 'if (callbackIdx >= 0) arguments[callbackIdx] = function() {',
-        replace:
-          'let wrappedNextFn;\n\t\t\t\tif (callbackIdx >= 0) arguments[callbackIdx] = wrappedNextFn = function wrappedNext() {\n\t\t\t\t\tif (req?.next === wrappedNext) req.next = args[callbackIdx];',
-      },
-      {
-        // From the variable, not read back as `arguments[callbackIdx]`: with that read (this
-        // sloppy-mode function also writes `arguments`), every request's objects outlived V8's
-        // scavenges on the express app under load — ~1 MB promoted per scavenge against ~70 KB, and
-        // ~90 MB more RSS (docs/performance.md, "Memory").
-        why: 'the same, on the way in',
-        find: 'try {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
-        replace:
-          'if (wrappedNextFn !== void 0 && req?.next === args[callbackIdx]) req.next = wrappedNextFn;\n\t\t\t\ttry {\n\t\t\t\t\treturn _opentelemetry_api.context.bind(currentContext, original).apply(this, arguments);',
-      },
-    ],
-  },
-  {
     package: '@opentelemetry/instrumentation-knex',
     file: 'dist/instrumentation.cjs',
     patches: [

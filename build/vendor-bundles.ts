@@ -28,15 +28,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { INSTRUMENTATION_NAMES } from '../src/tracing/instrumentations.js';
 import { type FilePatches, INSTRUMENTATION_PATCHES, patchSource } from './instrumentation-patches.js';
-import {
-  HTTP_UTILS_ENTRY,
-  HTTP_UTILS_FILE,
-  SHARED_PACKAGES,
-  VENDOR_CORE_FILE,
-  VENDOR_OTLP_TRACE_FILE,
-  WRAP_GUARD_ENTRY,
-  instrumentationFile,
-} from '../src/vendor.js';
+import { BUNDLED_INTERNALS, SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, WRAP_GUARD_ENTRY, instrumentationFile } from '../src/vendor.js';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild') as typeof import('esbuild');
@@ -159,18 +151,23 @@ function shimmerFile(): string {
 }
 
 /**
- * The entry of an instrumentation's bundle: the package's exports; for http, also its own functions
- * for a server span's attributes and status (not among the package's exports), which pyro-run's
- * lighter server path calls (src/tracing/http-server-spans.ts) so its spans stay the package's.
+ * The entry of an instrumentation's bundle: the package's exports, and the files of its own that
+ * BUNDLED_INTERNALS names (functions not among its exports, which pyro-run's lighter paths call
+ * so that their spans stay the package's: src/tracing/http-server-spans.ts,
+ * src/frameworks/express-layer-spans.ts).
  */
 function bundleEntry(name: string, pkg: string): string {
   const exported = `require(${JSON.stringify(pkg)})`;
-  if (name !== 'http') return `module.exports = ${exported};\n`;
+  const internals = BUNDLED_INTERNALS[name];
+  if (internals === undefined) return `module.exports = ${exported};\n`;
   const entry = resolveFrom(pkg, repoRoot);
   if (!entry) throw new Error(`${pkg} is not installed`);
-  const utils = path.join(packageDir(entry), HTTP_UTILS_FILE);
-  if (!existsSync(utils)) throw new Error(`${utils} is gone: revisit src/tracing/http-server-spans.ts`);
-  return `module.exports = Object.assign({}, ${exported}, { ${JSON.stringify(HTTP_UTILS_ENTRY)}: require(${JSON.stringify(utils)}) });\n`;
+  const added = Object.entries(internals).map(([key, file]) => {
+    const full = path.join(packageDir(entry), file);
+    if (!existsSync(full)) throw new Error(`${full} is gone: revisit what uses ${key}`);
+    return `${JSON.stringify(key)}: require(${JSON.stringify(full)})`;
+  });
+  return `module.exports = Object.assign({}, ${exported}, { ${added.join(', ')} });\n`;
 }
 
 function assertOnlyTlsSocketUsed(): void {

@@ -26,8 +26,18 @@ export const VENDOR_OTLP_TRACE_FILE = 'otlp-trace.cjs';
 export const instrumentationFile = (name: string): string => `instrumentation-${name}.cjs`;
 /** The http instrumentation bundle's key for the package's own dist/utils.cjs (tracing/http-server-spans.ts uses it). */
 export const HTTP_UTILS_ENTRY = 'pyro-run:http-utils';
-/** The package file behind HTTP_UTILS_ENTRY. */
-export const HTTP_UTILS_FILE = 'dist/utils.cjs';
+/** The express instrumentation bundle's keys for the package's dist/utils.cjs and dist/internal-types.cjs (frameworks/express-layer-spans.ts). */
+export const EXPRESS_UTILS_ENTRY = 'pyro-run:express-utils';
+export const EXPRESS_TYPES_ENTRY = 'pyro-run:express-internal-types';
+/**
+ * Files of an instrumentation package that its bundle exposes beside the package's exports, by
+ * bundle key: functions and markers of its own (not among its exports) that pyro-run's lighter
+ * paths call, so that their spans stay the package's.
+ */
+export const BUNDLED_INTERNALS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  http: { [HTTP_UTILS_ENTRY]: 'dist/utils.cjs' },
+  express: { [EXPRESS_UTILS_ENTRY]: 'dist/utils.cjs', [EXPRESS_TYPES_ENTRY]: 'dist/internal-types.cjs' },
+};
 
 interface Shared {
   '@opentelemetry/api': typeof import('@opentelemetry/api');

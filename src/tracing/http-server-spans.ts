@@ -3,6 +3,7 @@ import type { Attributes, DiagLogger, Span, SpanStatusCode, Tracer } from '@open
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { otelApi, otelCore } from '../vendor.js';
 import { type Peer, plainRequestAttributes, type RequestAttributeParts } from './http-request-attributes.js';
+import { responseClosed, withClosing } from './response-close.js';
 
 const { errorMonitor } = process.getBuiltinModule('node:events') as typeof import('node:events');
 
@@ -57,7 +58,9 @@ type InstrumentationClass = new (config?: object) => Instrumentation;
  * requireParentforIncomingSpans) and the bookkeeping of spans not yet ended in a WeakSet shared by
  * every request, whose entries the garbage collector must visit at every scavenge: each request
  * keeps whether its span ended in its own closure. An error the handler throws is rethrown as it
- * is, a falsy one too (the class's path let `throw null` pass silently).
+ * is, a falsy one too (the class's path let `throw null` pass silently). Other spans of the request
+ * can end with its response through the RPC metadata, after its own span, without a listener each
+ * (response-close.ts; express's layers do).
  */
 export function withLeanServerSpans(Base: InstrumentationClass, utils: HttpUtils): InstrumentationClass {
   const api = otelApi();
@@ -80,7 +83,7 @@ export function withLeanServerSpans(Base: InstrumentationClass, utils: HttpUtils
         const start = performance.now();
         const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
         const span = instrumentation.tracer.startSpan(request.method || 'GET', { kind: SERVER, attributes }, parent);
-        const metadata: { type: typeof core.RPCType.HTTP; span: Span; route?: string } = { type: core.RPCType.HTTP, span };
+        const metadata = withClosing<{ type: typeof core.RPCType.HTTP; span: Span; route?: string }>({ type: core.RPCType.HTTP, span }, response);
         const requestContext = core.setRPCMetadata(api.trace.setSpan(parent, span), metadata);
 
         // The metric's attributes, as the instrumentation's: the request's method, scheme and protocol.
@@ -116,7 +119,10 @@ export function withLeanServerSpans(Base: InstrumentationClass, utils: HttpUtils
         return api.context.with(requestContext, () => {
           api.context.bind(requestContext, request);
           api.context.bind(requestContext, response);
-          response.on('close', finished);
+          response.on('close', () => {
+            finished();
+            responseClosed(metadata);
+          });
           response.on(errorMonitor, (error: Error) => {
             if (!ended) failed(error);
           });

@@ -3,7 +3,8 @@ import { nodeFs } from '../util/builtins.js';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { Env } from '../config/index.js';
 import { isOwnTraffic } from '../export/transport/own-traffic.js';
-import { HTTP_UTILS_ENTRY, instrumentationPackage } from '../vendor.js';
+import { type ExpressInternalTypes, type ExpressUtils, withLeanLayerSpans } from '../frameworks/express-layer-spans.js';
+import { EXPRESS_TYPES_ENTRY, EXPRESS_UTILS_ENTRY, HTTP_UTILS_ENTRY, instrumentationPackage } from '../vendor.js';
 import { type HttpUtils, withLeanServerSpans } from './http-server-spans.js';
 
 /**
@@ -62,7 +63,12 @@ const TABLE: readonly Entry[] = [
   { name: 'cucumber', className: 'CucumberInstrumentation', modules: ['@cucumber/cucumber'] },
   { name: 'dataloader', className: 'DataloaderInstrumentation', modules: ['dataloader'] },
   { name: 'dns', className: 'DnsInstrumentation', modules: [] },
-  { name: 'express', className: 'ExpressInstrumentation', modules: ['express'] },
+  {
+    name: 'express',
+    className: 'ExpressInstrumentation',
+    modules: ['express'],
+    extend: (Class, exports) => withLeanLayerSpans(Class, exports[EXPRESS_UTILS_ENTRY] as ExpressUtils, exports[EXPRESS_TYPES_ENTRY] as ExpressInternalTypes),
+  },
   { name: 'fs', className: 'FsInstrumentation', modules: [] },
   { name: 'generic-pool', className: 'GenericPoolInstrumentation', modules: ['generic-pool'] },
   { name: 'graphql', className: 'GraphQLInstrumentation', modules: ['graphql'] },

@@ -7,22 +7,11 @@
  * requests, and the shapes the plain attributes path declines.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { describe, it } from 'node:test';
-import { fixture, runNode } from '../support/child.js';
-
-interface SpanView {
-  name: string;
-  kind: number;
-  status: { code: number; message?: string };
-  attributes: [string, unknown][];
-  events: { name: string; attributes: [string, unknown][] }[];
-  parent?: { traceId: string; remote: boolean };
-  parentName?: string;
-}
+import { attributesOf as attributes, type ServerRequest, serverSpans } from '../support/server-spans.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
-const REQUESTS: readonly { path: string; headers?: Record<string, string> }[] = [
+const REQUESTS: readonly ServerRequest[] = [
   { path: '/' },
   { path: '/users/7', headers: { 'user-agent': 'shop-client/1.0' } },
   { path: '/users/8?expand=orders&sig=secret', headers: { traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01` } },
@@ -37,31 +26,9 @@ const REQUESTS: readonly { path: string; headers?: Record<string, string> }[] = 
   { path: '/caf%C3%A9?q=%20x+y' },
 ];
 
-function send(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function spansOf(which: 'otel' | 'pyro-run'): Promise<{ spans: SpanView[]; thrown: string[] }> {
-  const child = runNode([fixture('http-server-spans/serve.mjs'), which]);
-  const port = Number((await child.line(/listening (\d+)/))[1]);
-  for (const { path, headers } of REQUESTS) await send(port, path, headers);
-  const done = child.line(/^\{.*\}$/m);
-  await send(port, '/done');
-  const [line] = await done;
-  await child.exit();
-  return JSON.parse(line);
-}
-
 describe("a server's spans", () => {
   it("are the http instrumentation's, request for request", async () => {
-    const [theirs, ours] = await Promise.all([spansOf('otel'), spansOf('pyro-run')]);
+    const [theirs, ours] = await Promise.all([serverSpans('serve.mjs', ['otel'], REQUESTS), serverSpans('serve.mjs', ['pyro-run'], REQUESTS)]);
     assert.deepEqual(ours, theirs);
 
     // What the comparison covers, read from pyro-run's side.
@@ -69,7 +36,6 @@ describe("a server's spans", () => {
     assert.equal(servers.length, REQUESTS.length);
     const named = (name: string) => servers.filter((span) => span.name === name);
     assert.equal(named('GET /users/:id').length, 2);
-    const attributes = (span: SpanView) => Object.fromEntries(span.attributes);
     const propagated = named('GET /users/:id').find((span) => span.parent?.remote);
     assert.equal(propagated?.parent?.traceId, TRACE_ID);
     assert.equal(attributes(propagated!)['url.query'], 'expand=orders&sig=REDACTED');

@@ -14,6 +14,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { plainRequestAttributes } from '../../src/tracing/http-request-attributes.js';
 import type { HttpUtils } from '../../src/tracing/http-server-spans.js';
 import { HTTP_UTILS_ENTRY, instrumentationPackage } from '../../src/vendor.js';
+import { seededDraw } from '../support/seeded.js';
 
 const utils = instrumentationPackage('http')[HTTP_UTILS_ENTRY] as HttpUtils;
 const parts = { peer: utils.uncachedPeer, redactQuery: utils.redactQueryString, redactedNames: utils.defaultQueryStringsToRedact };
@@ -177,11 +178,7 @@ describe("every generated target and Host is either declined or given the instru
       '1.2.3.4:80',
       'a..b',
     ];
-    let state = 7;
-    const next = (n: number) => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state % n;
-    };
+    const next = seededDraw(7);
     let plain = 0;
     for (let i = 0; i < 5000; i++) {
       let url = next(10) === 0 ? '' : '/';

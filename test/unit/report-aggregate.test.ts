@@ -28,6 +28,7 @@ import {
   type WindowSpec,
   writeRecording,
 } from '../support/recording.js';
+import { seededDraw } from '../support/seeded.js';
 
 const MS = 1_000_000;
 const { base, fresh } = scratchDirs('pyro-run-report-');
@@ -591,12 +592,7 @@ describe('a ten-minute recording with 100k spans', () => {
     const functions = Object.fromEntries(names.map((name, i) => [name, { file: `src/module${i % 23}.ts`, line: 10 + i }]));
     // 2,000 call paths, each extending an earlier one (so they share prefixes, as real stacks do),
     // 5 to 40 frames deep: a trie of a size real services reach.
-    let seed = 1;
-    /** Deterministic 0..n-1 (an LCG, scaled from its high bits: its low bits repeat quickly). */
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return Math.floor((seed / 2147483648) * n);
-    };
+    const random = seededDraw(1);
     const paths: string[][] = [['main']];
     while (paths.length < 2_000) {
       const from = paths[paths.length - 1 - random(Math.min(paths.length, 50))] as string[];
