@@ -3,7 +3,7 @@ import type { Attributes, DiagLogger, Span, SpanStatusCode, Tracer } from '@open
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { otelApi, otelCore } from '../vendor.js';
 import { type Peer, plainRequestAttributes, type RequestAttributeParts } from './http-request-attributes.js';
-import { responseClosed, withClosing } from './response-close.js';
+import { closingMetadata, responseClosed } from './response-close.js';
 
 const { errorMonitor } = process.getBuiltinModule('node:events') as typeof import('node:events');
 
@@ -83,7 +83,7 @@ export function withLeanServerSpans(Base: InstrumentationClass, utils: HttpUtils
         const start = performance.now();
         const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
         const span = instrumentation.tracer.startSpan(request.method || 'GET', { kind: SERVER, attributes }, parent);
-        const metadata = withClosing<{ type: typeof core.RPCType.HTTP; span: Span; route?: string }>({ type: core.RPCType.HTTP, span }, response);
+        const metadata = closingMetadata(core.RPCType.HTTP, span, response);
         const requestContext = core.setRPCMetadata(api.trace.setSpan(parent, span), metadata);
 
         // The metric's attributes, as the instrumentation's: the request's method, scheme and protocol.
