@@ -55,7 +55,9 @@ async function manySamples(t: TestContext, env: Record<string, string> = {}): Pr
   const app = runCli([fixture('apps/order-jobs.cjs')], {
     env: {
       OTEL_SERVICE_NAME: 'many-samples',
-      JOBS: '30000',
+      // Each sampled job is a sample of its own, so a faster CPU makes fewer: 60 000 jobs keep the
+      // window well over the limit (30 000 could make fewer than 16 000 samples on a fast run).
+      JOBS: '60000',
       WORK: '6000',
       ...linkedEnv(receiver),
       PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100',
