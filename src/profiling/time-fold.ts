@@ -73,9 +73,10 @@ export interface FoldSum {
  *   every tree, so a window has one pprof sample per (stack, span), not one per 10 ms tick;
  * - `(program)` and `(idle)` are dropped (idle: the thread waits for work); the CPU time recorded
  *   with such a tick right after a busy one goes to the busy one's stack and span
- *   (`creditQuietCpu`), other idle ticks' is kept in the CPU profile;
+ *   (`inTimeOrder`), other idle ticks' is kept in the CPU profile;
  *   `(garbage collector)` and the CPU time of threads that run no JavaScript go under a `Node.js`
- *   frame.
+ *   frame; a collection V8 ran as a task of its own, outside any span's context, goes to the work
+ *   that ran before it where the thread says whose that was (a worker's messages, `inTimeOrder`).
  */
 export class TimeFold {
   /** Each distinct function once: its number by identity (script, line, column, name), its name by number. */
@@ -105,7 +106,7 @@ export class TimeFold {
   /** (node, span) → row. */
   private readonly rowIds = new IntPairTable();
   private trees = 0;
-  /** The last tick folded (epoch µs), and its row if it was busy (not idle, not `(program)`): where the next idle tick's CPU time goes (creditQuietCpu). */
+  /** The last tick folded (epoch µs), and its row if it was busy (not idle, not `(program)`): where the next idle tick's CPU time goes (inTimeOrder). */
   private lastTickMicros = 0;
   private lastBusyRow = NONE;
   /** Ticks the sampler took, and the time its trees covered: the mean interval between samples (`meanIntervalMicros`). */
@@ -157,9 +158,9 @@ export class TimeFold {
     this.hits += raw.totalHitCount ?? countHits(raw.topDownRoot);
     this.covered += Math.max(0, raw.endTime - raw.startTime);
     this.cpuTimed ||= raw.hasCpuTime === true;
-    const samples: TreeSamples = { busy: [], quiet: [] };
+    const samples: number[] = [];
     for (const child of raw.topDownRoot.children as TimeProfileNode[]) {
-      if (child.name === V8_PROGRAM) for (const context of child.contexts ?? []) samples.quiet.push(Number(context.timestamp), context.cpuTime ?? 0, NONE);
+      if (child.name === V8_PROGRAM) for (const context of child.contexts ?? []) samples.push(Number(context.timestamp), QUIET, context.cpuTime ?? 0, NONE, 0);
     }
     const pending = topLevel(raw);
     const parents: number[] = pending.map(() => NO_PARENT);
@@ -171,7 +172,7 @@ export class TimeFold {
         parents.push(id);
       }
     }
-    this.creditQuietCpu(samples, epochOffsetMicros);
+    this.inTimeOrder(samples, epochOffsetMicros);
   }
 
   /** The spans the fold's samples belong to. */
@@ -333,20 +334,28 @@ export class TimeFold {
     return row;
   }
 
-  private visit(node: TimeProfileNode, id: number, epochOffsetMicros: number, samples: TreeSamples): void {
+  private visit(node: TimeProfileNode, id: number, epochOffsetMicros: number, samples: number[]): void {
     const idle = node.name === V8_IDLE;
+    // A collection outside any span's context, where the thread says whose work ran when: whose it
+    // is depends on the ticks around it (inTimeOrder).
+    const collectionAfterWork = this.workBetween !== undefined && V8_COLLECTIONS.has(node);
     let unlabelledHits = node.hitCount;
     let unlabelledCpu = 0;
     let unlabelledRow = NONE;
     for (const context of node.contexts ?? []) {
       const span = this.spanOf(context, Number(context.timestamp) - epochOffsetMicros);
       const cpu = context.cpuTime ?? 0;
+      if (span === undefined && collectionAfterWork) {
+        samples.push(Number(context.timestamp), COLLECTION, cpu, id, unlabelledHits > 0 ? 1 : 0);
+        unlabelledHits--;
+        continue;
+      }
       if (span === undefined) {
         unlabelledCpu += cpu;
         // An idle tick without CPU time moves nothing: it needs no row.
         if (!idle || cpu > 0) unlabelledRow = unlabelledRow === NONE ? this.rowOf(id, NO_SPAN) : unlabelledRow;
-        if (idle) samples.quiet.push(Number(context.timestamp), cpu, cpu > 0 ? unlabelledRow : NONE);
-        else samples.busy.push(Number(context.timestamp), unlabelledRow);
+        if (idle) samples.push(Number(context.timestamp), QUIET, cpu, cpu > 0 ? unlabelledRow : NONE, 0);
+        else samples.push(Number(context.timestamp), BUSY, 0, unlabelledRow, 0);
         continue;
       }
       const row = this.rowOf(id, this.spans.id(span));
@@ -360,8 +369,7 @@ export class TimeFold {
       }
       unlabelledHits--;
       this.rowCpu[row]! += cpu;
-      if (idle) samples.quiet.push(Number(context.timestamp), cpu, row);
-      else samples.busy.push(Number(context.timestamp), row);
+      samples.push(Number(context.timestamp), idle ? QUIET : BUSY, cpu, row, 0);
     }
     if ((!idle && unlabelledHits > 0) || unlabelledCpu > 0) {
       const hits = Math.max(unlabelledHits, 0);
@@ -373,41 +381,53 @@ export class TimeFold {
   }
 
   /**
+   * One tree's ticks in time order (the tree groups them by stack; their timestamps order them),
+   * the last tick of a tree carrying over to the next tree.
+   *
    * The CPU time of an idle tick, or of a `(program)` one (native code, no JavaScript on the
    * stack), is what the thread used since the tick before. When that tick was busy in JavaScript,
    * it is the end of that work (a worker's task, a request's last callback) on the thread's way to
    * waiting, not the waiting: it goes to the busy sample's row. When it was not, the work ran whole
    * between two ticks (a task shorter than the sampling interval): it goes to the span of the work
    * `workBetween` says ran then, under a frame of its own, WORK_BETWEEN_SAMPLES. Else it stays
-   * where it was (an idle tick's on the idle frame, a `(program)` tick's nowhere). The tree groups
-   * samples by stack, so they are put in time order here by their timestamps; the last sample of a
-   * tree carries over to the next tree.
+   * where it was (an idle tick's on the idle frame, a `(program)` tick's nowhere).
+   *
+   * A garbage collection outside any span's context, in a thread that says whose work ran when,
+   * is one V8 ran as a task of its own (`--trace-gc`: `task`), most often a scavenge it put off
+   * until the JavaScript running returned, because that code's allocations filled the young
+   * generation. It
+   * goes to the span of the work `workBetween` says ran since the tick before, as a collection
+   * started inside that work carries its span (@datadog/pprof keeps the context a collection
+   * started in); with none, it stays unlabelled. It is a busy tick for the idle tick after it.
    */
-  private creditQuietCpu(samples: TreeSamples, epochOffsetMicros: number): void {
-    const { busy, quiet } = samples;
-    const busyOrder = Array.from({ length: busy.length / 2 }, (_, i) => i).sort((a, b) => busy[2 * a]! - busy[2 * b]!);
-    const quietOrder = Array.from({ length: quiet.length / 3 }, (_, i) => i).sort((a, b) => quiet[3 * a]! - quiet[3 * b]!);
-    let next = 0;
-    for (const i of quietOrder) {
-      const at = quiet[3 * i]!;
-      for (; next < busyOrder.length && busy[2 * busyOrder[next]!]! <= at; next++) {
-        this.lastTickMicros = busy[2 * busyOrder[next]!]!;
-        this.lastBusyRow = busy[2 * busyOrder[next]! + 1]!;
-      }
-      const cpu = quiet[3 * i + 1]!;
-      const row = quiet[3 * i + 2]!;
-      const to =
-        this.lastBusyRow !== NONE ? this.lastBusyRow : cpu > 0 ? this.rowOfWorkBetween(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros) : NONE;
-      if (to !== NONE && cpu > 0) {
-        if (row !== NONE) this.rowCpu[row]! -= cpu;
-        this.rowCpu[to]! += cpu;
+  private inTimeOrder(samples: number[], epochOffsetMicros: number): void {
+    const order = Array.from({ length: samples.length / STRIDE }, (_, i) => i * STRIDE).sort(
+      (a, b) => samples[a]! - samples[b]! || samples[a + 1]! - samples[b + 1]!,
+    );
+    for (const i of order) {
+      const at = samples[i]!;
+      const kind = samples[i + 1]!;
+      const cpu = samples[i + 2]!;
+      if (kind === BUSY) {
+        this.lastBusyRow = samples[i + 3]!;
+      } else if (kind === COLLECTION) {
+        const labels = this.workBetween?.(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros);
+        const row = this.rowOf(samples[i + 3]!, labels === undefined ? NO_SPAN : this.spans.id(labels));
+        this.rowCount[row]! += samples[i + 4]!;
+        this.rowWallCount[row]! += samples[i + 4]!;
+        this.rowCpu[row]! += cpu;
+        this.lastBusyRow = row;
+      } else {
+        const row = samples[i + 3]!;
+        let to = this.lastBusyRow;
+        if (to === NONE && cpu > 0) to = this.rowOfWorkBetween(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros);
+        if (to !== NONE && cpu > 0) {
+          if (row !== NONE) this.rowCpu[row]! -= cpu;
+          this.rowCpu[to]! += cpu;
+        }
+        this.lastBusyRow = NONE;
       }
       this.lastTickMicros = at;
-      this.lastBusyRow = NONE;
-    }
-    for (; next < busyOrder.length; next++) {
-      this.lastTickMicros = busy[2 * busyOrder[next]!]!;
-      this.lastBusyRow = busy[2 * busyOrder[next]! + 1]!;
     }
   }
 
@@ -420,17 +440,28 @@ export class TimeFold {
   }
 }
 
-/** One tree's samples in the order met, flat: busy ones as (timestamp, row), idle and `(program)` ones as (timestamp, cpu, row or NONE). */
-interface TreeSamples {
-  busy: number[];
-  quiet: number[];
-}
+/**
+ * One tree's ticks, flat, STRIDE numbers each: the timestamp (epoch µs), the kind, the CPU time,
+ * the row (a QUIET tick without CPU time: NONE) or, for a COLLECTION, its node, and for a
+ * COLLECTION whether it is one of the node's hits (1) or a context with CPU time only (0). Kinds
+ * in the order ticks of one timestamp are taken.
+ */
+const STRIDE = 5;
+/** A tick in JavaScript or in a collection, its row known. */
+const BUSY = 0;
+/** A collection outside any span's context in a thread that says whose work ran when: its row is decided in time order. */
+const COLLECTION = 1;
+/** An idle or `(program)` tick. */
+const QUIET = 2;
 
 function countHits(node: TimeProfileNode): number {
   let hits = node.hitCount;
   for (const child of node.children as TimeProfileNode[]) hits += countHits(child);
   return hits;
 }
+
+/** The nodes of V8's garbage collections as topLevel shows them (not a function an app named so). */
+const V8_COLLECTIONS = new WeakSet<TimeProfileNode>();
 
 /** The root's children as shown: V8's pseudo-frames dropped or grouped under the runtime frame. */
 function topLevel(raw: TimeProfile): TimeProfileNode[] {
@@ -439,8 +470,11 @@ function topLevel(raw: TimeProfile): TimeProfileNode[] {
   for (const child of raw.topDownRoot.children as TimeProfileNode[]) {
     if (child.name === V8_PROGRAM) continue;
     if (child.name === V8_IDLE && (child.contexts?.length ?? 0) === 0) continue;
-    if (child.name === V8_GC) runtime.push({ ...child, name: GC_FRAME });
-    else out.push(child);
+    if (child.name === V8_GC) {
+      const collections = { ...child, name: GC_FRAME };
+      V8_COLLECTIONS.add(collections);
+      runtime.push(collections);
+    } else out.push(child);
   }
   if (raw.hasCpuTime && raw.nonJSThreadsCpuTime) {
     runtime.push(syntheticNode(NON_JS_THREADS_FRAME, [], [{ timestamp: 0n, cpuTime: raw.nonJSThreadsCpuTime }]));

@@ -426,6 +426,71 @@ describe('the CPU time of idle and (program) ticks', () => {
   });
 });
 
+describe('a garbage collection outside any span’s context', () => {
+  const GC = 'Garbage Collection < Node.js';
+  /** A tick in a span, a collection in no context 10 ms later (2 hits: one with 3 ms of CPU, one with 1 ms), then an idle tick with 0.5 ms. */
+  const afterWork = () =>
+    window([
+      node('task', 1, [timed(spanA, 2, 1_000)]),
+      node('(garbage collector)', 2, [timed(undefined, 3, 11_000), timed(undefined, 1, 12_000)]),
+      node('(idle)', 1, [timed(undefined, 0.5, 21_000)]),
+    ]);
+  const wallOf = (fold: TimeFold) => {
+    const decoded = roundTrip(runNow(threadsPart([{ name: 'worker 1', fold }], build()).build(FROM_MS, undefined)).get('wall')!);
+    return decoded.sample
+      .filter((s) => Number(s.value[1]) > 0)
+      .map((s) => [functionNamesOf(decoded, s).join(' < '), labelsOf(decoded, s).span_name ?? '-', Number(s.value[1]) / MS])
+      .sort();
+  };
+
+  it('in a thread that says whose work ran when (a worker), goes to the work that ran since the tick before, and so does the idle tick after it', () => {
+    const asked: [number, number][] = [];
+    const fold = new TimeFold(spanOf, (from, to) => {
+      asked.push([from, to]);
+      return from >= 1_000 ? spanB : undefined;
+    });
+    fold.add(afterWork(), 0);
+    assert.deepEqual(cpuOf(fold), [
+      [GC, 'job', 4.5],
+      ['task', 'GET /users/:id', 2],
+    ]);
+    // Each tick of the collection asks about the time since the tick before it.
+    assert.deepEqual(asked, [
+      [1_000, 11_000],
+      [11_000, 12_000],
+    ]);
+    // Wall time: the collection's two hits, 10 ms each, in the span too.
+    assert.deepEqual(wallOf(fold), [
+      [GC, 'job', 20],
+      ['task', 'GET /users/:id', 10],
+    ]);
+  });
+
+  it('with no work since the tick before, stays unlabelled', () => {
+    const fold = new TimeFold(spanOf, () => undefined);
+    fold.add(afterWork(), 0);
+    assert.deepEqual(cpuOf(fold), [
+      [GC, '-', 4.5],
+      ['task', 'GET /users/:id', 2],
+    ]);
+  });
+
+  it('in a thread that does not say (the main thread), stays unlabelled, as the sampler recorded it', () => {
+    const fold = new TimeFold(spanOf);
+    fold.add(afterWork(), 0);
+    assert.deepEqual(cpuOf(fold), [
+      [GC, '-', 4.5],
+      ['task', 'GET /users/:id', 2],
+    ]);
+  });
+
+  it('a collection that started inside a span’s work keeps that span; nobody is asked', () => {
+    const fold = new TimeFold(spanOf, () => assert.fail('asked about a collection that carries its span'));
+    fold.add(window([node('(garbage collector)', 1, [timed(spanA, 3, 11_000)])]), 0);
+    assert.deepEqual(cpuOf(fold), [[GC, 'GET /users/:id', 3]]);
+  });
+});
+
 describe('threads', () => {
   it('a worker’s fold, shipped to the main thread and added there, builds the samples it had, each labelled with its thread_name', () => {
     const worker = new TimeFold(spanOf);
