@@ -12,7 +12,7 @@
 // over b's (above 1: a is the cheaper).
 import path from 'node:path';
 import { countOption } from './lib/args.mjs';
-import { BENCH, byId } from './lib/contenders.mjs';
+import { BENCH, contenderOf } from './lib/contenders.mjs';
 import { STEADY_WARMUP_SECONDS, sideBySide } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
@@ -27,15 +27,11 @@ const warmupSeconds = countOption(process.argv, '--warmup', STEADY_WARMUP_SECOND
 const specs = process.argv.slice(2).filter((arg, i, all) => !arg.startsWith('--') && !all[i - 1]?.startsWith('--'));
 if (specs.length !== 2) throw new Error(`usage: ${USAGE}`);
 
-/** `id` or `id@{json env}` as a contender, its extra env on top of its own. */
-function contenderOf(spec) {
-  const at = spec.indexOf('@');
-  const id = at === -1 ? spec : spec.slice(0, at);
-  const base = byId(id);
-  if (!base) throw new Error(`unknown contender ${id}; usage: ${USAGE}`);
-  return { ...base, id: spec, label: spec, env: { ...base.env, ...(at === -1 ? {} : JSON.parse(spec.slice(at + 1))) } };
-}
-const [a, b] = specs.map(contenderOf);
+const [a, b] = specs.map((spec) => {
+  const contender = contenderOf(spec);
+  if (!contender) throw new Error(`unknown contender ${spec}; usage: ${USAGE}`);
+  return contender;
+});
 
 const sink = await startSink();
 const bin = findWrk();

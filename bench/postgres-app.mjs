@@ -1,7 +1,7 @@
 // CPU per request of a real app shape, with and without the agent, side by side:
 // `node bench/postgres-app.mjs [a] [b] [--rounds N] [--seconds S] [--warmup W]` (contender ids of
-// lib/contenders.mjs, `pyro` and `node` unless said; needs `npm run build`, wrk, and Debian's
-// postgresql).
+// lib/contenders.mjs, each optionally id@{"ENV":"value"}; `pyro` and `node` unless said; needs
+// `npm run build`, wrk, and Debian's postgresql).
 //
 // The app is examples/express-postgres (express 5, pg's Pool, its own schema and seed), against a
 // throwaway PostgreSQL started as the tests start theirs (test/support/postgres.ts). Both apps run
@@ -17,7 +17,7 @@ import path from 'node:path';
 import { startPostgres } from '../dist/test/support/postgres.js';
 import { countOption } from './lib/args.mjs';
 import { launchApp } from './lib/app.mjs';
-import { byId, REPO } from './lib/contenders.mjs';
+import { byId, contenderOf, REPO } from './lib/contenders.mjs';
 import { STEADY_WARMUP_SECONDS, sideBySide } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
@@ -29,7 +29,7 @@ const seconds = countOption(process.argv, '--seconds', 12, USAGE);
 const warmupSeconds = countOption(process.argv, '--warmup', STEADY_WARMUP_SECONDS, USAGE);
 const ids = process.argv.slice(2).filter((arg, i, all) => !arg.startsWith('--') && !all[i - 1]?.startsWith('--'));
 const [a, b] = (ids.length === 2 ? ids : ['pyro', 'node']).map((id) => {
-  const contender = byId(id);
+  const contender = contenderOf(id);
   if (!contender) throw new Error(`unknown contender ${id}; usage: ${USAGE}`);
   return contender;
 });

@@ -94,6 +94,14 @@ export const SIDE_ONLY = [
 
 export const byId = (id) => [...CONTENDERS, ...SIDE_ONLY, SAMPLER_ALONE, PROFILES_OFF_SAMPLER].find((c) => c.id === id);
 
+/** `id` or `id@{json env}` (`'pyro@{"OTEL_NODE_DISABLED_INSTRUMENTATIONS":"router"}'`) as a contender, its extra env on top of its own; undefined for an unknown id. */
+export function contenderOf(spec) {
+  const at = spec.indexOf('@');
+  const base = byId(at === -1 ? spec : spec.slice(0, at));
+  if (!base) return undefined;
+  return { ...base, id: spec, label: spec, env: { ...base.env, ...(at === -1 ? {} : JSON.parse(spec.slice(at + 1))) } };
+}
+
 /**
  * pyro-run's preload loaded with its agent skipped for `script` (PYRO_RUN_SKIP): what loading the
  * preload alone moves, next to the contenders that run the agent.
