@@ -46,8 +46,8 @@ test("a span named with 3000 characters gets its name cut to Pyroscope's 2048 by
 });
 
 /**
- * 30 000 jobs in one window (cut at exit), sampled every 100 µs: each job's span makes its samples a
- * pprof sample of their own, tens of thousands in the window. Sent to the receiver; `env` adds to it.
+ * Jobs in one window (cut at exit), sampled every 100 µs: each job's span makes its samples a pprof
+ * sample of their own, tens of thousands in the window. Sent to the receiver; `env` adds to it.
  */
 async function manySamples(t: TestContext, env: Record<string, string> = {}): Promise<Receiver> {
   const receiver = await startReceiver();
@@ -55,9 +55,10 @@ async function manySamples(t: TestContext, env: Record<string, string> = {}): Pr
   const app = runCli([fixture('apps/order-jobs.cjs')], {
     env: {
       OTEL_SERVICE_NAME: 'many-samples',
-      // Each sampled job is a sample of its own, so a faster CPU makes fewer: 60 000 jobs keep the
-      // window well over the limit (30 000 could make fewer than 16 000 samples on a fast run).
-      JOBS: '60000',
+      // Samples come with the thread's running time, not with a count of jobs (a fast CPU runs more
+      // jobs per sample, a loaded machine runs the thread less): V8 takes about one sample per
+      // 280 µs of it at a 100 µs interval, so 8 s of CPU make ~28 000, well over the limit.
+      CPU_MS: '8000',
       WORK: '6000',
       ...linkedEnv(receiver),
       PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '100',

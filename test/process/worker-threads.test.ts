@@ -25,6 +25,8 @@ const REQUESTS = 900;
 /** Four requests in flight for two workers: pools queue tasks and post them later, from another request's result. */
 const CONCURRENCY = 4;
 const WORKER_FRAME = /^hot_(\d+)_worker$/;
+/** V8's frame of a thread waiting for work: the CPU kept there is what the thread used while it waited. */
+const IDLE_FRAME = '(idle)';
 const MAIN_FRAME = /^hot_(\d+)_main$/;
 
 type Pool = 'raw' | 'piscina' | 'tinypool' | 'workerpool';
@@ -54,8 +56,12 @@ function spanOfSeq(spans: readonly DecodedSpan[]): Map<number, string> {
 }
 
 interface Threads {
-  /** CPU nanoseconds of the workers' samples, all of it, and what carries the span of a request (the right one, where the stack names it). */
+  /**
+   * CPU nanoseconds of the workers' samples: all of it, what of it was used while waiting (the idle
+   * frame), and what carries the span of a request (the right one, where the stack names it).
+   */
   workerCpu: number;
+  workerIdleCpu: number;
   workerCpuInRequests: number;
   /** Samples in a request's own function that carry that request's span, of all of them; per thread kind. */
   worker: { right: number; total: number };
@@ -65,7 +71,14 @@ interface Threads {
 
 function threads(samples: readonly SampleView[], bySeq: Map<number, string>): Threads {
   const requestSpans = new Set(bySeq.values());
-  const out: Threads = { workerCpu: 0, workerCpuInRequests: 0, worker: { right: 0, total: 0 }, main: { right: 0, total: 0 }, names: new Set() };
+  const out: Threads = {
+    workerCpu: 0,
+    workerIdleCpu: 0,
+    workerCpuInRequests: 0,
+    worker: { right: 0, total: 0 },
+    main: { right: 0, total: 0 },
+    names: new Set(),
+  };
   for (const sample of samples) {
     const thread = sample.labels.thread_name;
     assert.ok(thread, `a sample without thread_name: ${sample.stack.join(' < ')}`);
@@ -81,6 +94,7 @@ function threads(samples: readonly SampleView[], bySeq: Map<number, string>): Th
     }
     if (!inWorker) continue;
     out.workerCpu += cpu;
+    if (sample.stack.length === 1 && sample.stack[0] === IDLE_FRAME) out.workerIdleCpu += cpu;
     if (frame ? sample.spanId === bySeq.get(Number(frame[1])) : requestSpans.has(sample.spanId ?? '')) out.workerCpuInRequests += cpu;
   }
   return out;
@@ -90,15 +104,21 @@ function threads(samples: readonly SampleView[], bySeq: Map<number, string>): Th
 function assertThreads(t: { diagnostic(message: string): void }, seen: Threads, measuredMicros: number, names: RegExp[]): void {
   const measured = measuredMicros * 1000;
   const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
+  const working = seen.workerCpu - seen.workerIdleCpu;
   t.diagnostic(
-    `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of what their tasks measured, ${share(seen.workerCpuInRequests, seen.workerCpu)} of it in their request's span; request functions carrying their span: workers ${seen.worker.right}/${seen.worker.total}, main ${seen.main.right}/${seen.main.total}; threads ${[...seen.names].join(', ')}`,
+    `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of what their tasks measured (${share(seen.workerIdleCpu, seen.workerCpu)} of it while waiting); ${share(seen.workerCpuInRequests, working)} of the rest in their request's span; request functions carrying their span: workers ${seen.worker.right}/${seen.worker.total}, main ${seen.main.right}/${seen.main.total}; threads ${[...seen.names].join(', ')}`,
   );
   assert.ok(seen.workerCpu >= 0.8 * measured, `workers' CPU in the profiles: ${share(seen.workerCpu, measured)} of ${measuredMicros} µs measured`);
-  // Issue 43's "≥ 90% of it": of the workers' CPU the profiles hold (a pool's worker can end with
-  // up to a shipment's CPU unsent, which the 80% above allows for), not of all they measured.
+  // A waiting thread's CPU is mostly the sampler's own wake-ups (a signal every 2 ms here, tens of
+  // microseconds each on a loaded machine), nobody's work; bounded, so that work credited nowhere
+  // cannot hide there.
+  assert.ok(seen.workerIdleCpu <= 0.1 * seen.workerCpu, `workers' CPU while waiting: ${share(seen.workerIdleCpu, seen.workerCpu)} of what the profiles hold`);
+  // Issue 43's "≥ 90% of it": of the CPU the workers' profiles hold for their work (a pool's worker
+  // can end with up to a shipment's CPU unsent, which the 80% above allows for), not of all they
+  // measured.
   assert.ok(
-    seen.workerCpuInRequests >= 0.9 * seen.workerCpu,
-    `workers' CPU in its request's span: ${share(seen.workerCpuInRequests, seen.workerCpu)} of what the profiles hold`,
+    seen.workerCpuInRequests >= 0.9 * working,
+    `workers' CPU in its request's span: ${share(seen.workerCpuInRequests, working)} of what the profiles hold for their work`,
   );
   assert.ok(seen.worker.total >= 150, `too few samples in the workers' request functions: ${seen.worker.total}`);
   assert.ok(seen.worker.right >= 0.99 * seen.worker.total, `workers' request functions in their request's span: ${seen.worker.right}/${seen.worker.total}`);
