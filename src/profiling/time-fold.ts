@@ -395,10 +395,10 @@ export class TimeFold {
    * A garbage collection outside any span's context, in a thread that says whose work ran when,
    * is one V8 ran as a task of its own (`--trace-gc`: `task`), most often a scavenge it put off
    * until the JavaScript running returned, because that code's allocations filled the young
-   * generation. It
-   * goes to the span of the work `workBetween` says ran since the tick before, as a collection
-   * started inside that work carries its span (@datadog/pprof keeps the context a collection
-   * started in); with none, it stays unlabelled. It is a busy tick for the idle tick after it.
+   * generation. It goes to the span of the work `workBetween` says ran since the tick before, as a
+   * collection started inside that work carries its span (@datadog/pprof keeps the context a
+   * collection started in); with none, it stays unlabelled. It is a busy tick for the idle tick
+   * after it.
    */
   private inTimeOrder(samples: number[], epochOffsetMicros: number): void {
     const order = Array.from({ length: samples.length / STRIDE }, (_, i) => i * STRIDE).sort(

@@ -145,7 +145,7 @@ test("a mistyped PYROSCOPE_SERVER_ADDRESS is a remote set-up with a mistake: one
 test('a tiny cap thins the oldest windows rather than deleting them: every time range stays, under the cap, said once', async () => {
   const out = tempDir();
   // Spans take at most half of it: the profile windows alone outgrow the rest.
-  const capMb = 0.25;
+  const capMb = 0.5;
   const app = runCli(['--out', out, '--max-run-size', String(capMb), '--flush-interval', '1000', '--sampling-interval', '1000', SHOP], { env: { PORT: '0' } });
   // Windows of every second, until they outgrow their share of the cap: the recorder says so in
   // run.json once it merged one. However slow the machine, load goes on until then (a minute at most).
@@ -186,7 +186,7 @@ test('a tiny cap thins the oldest windows rather than deleting them: every time 
 
 test('thinning merges in a thread the app does not see: no worker event, no profiled thread, no warning, and the app ends by itself with its recording whole', async () => {
   const out = tempDir();
-  const capMb = 0.25;
+  const capMb = 0.5;
   const app = runNode(['--import', registerPath, fixture('apps/thinning.mjs')], {
     env: { PYRO_RUN_OUTPUT_DIR: out, PYRO_RUN_MAX_RUN_MB: String(capMb), PYROSCOPE_FLUSH_INTERVAL_MS: '1000', PYROSCOPE_WALL_SAMPLING_INTERVAL_MICROS: '1000' },
   });
