@@ -411,7 +411,7 @@ export class TimeFold {
       if (kind === BUSY) {
         this.lastBusyRow = samples[i + 3]!;
       } else if (kind === COLLECTION) {
-        const labels = this.workBetween?.(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros);
+        const labels = this.workSinceLastTick(at, epochOffsetMicros);
         const row = this.rowOf(samples[i + 3]!, labels === undefined ? NO_SPAN : this.spans.id(labels));
         this.rowCount[row]! += samples[i + 4]!;
         this.rowWallCount[row]! += samples[i + 4]!;
@@ -420,7 +420,7 @@ export class TimeFold {
       } else {
         const row = samples[i + 3]!;
         let to = this.lastBusyRow;
-        if (to === NONE && cpu > 0) to = this.rowOfWorkBetween(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros);
+        if (to === NONE && cpu > 0) to = this.rowOfWorkBetween(this.workSinceLastTick(at, epochOffsetMicros));
         if (to !== NONE && cpu > 0) {
           if (row !== NONE) this.rowCpu[row]! -= cpu;
           this.rowCpu[to]! += cpu;
@@ -431,9 +431,13 @@ export class TimeFold {
     }
   }
 
-  /** The row of the work that ran whole between two ticks (monotonic µs), under WORK_BETWEEN_SAMPLES; NONE when nobody says whose. */
-  private rowOfWorkBetween(fromMicros: number, toMicros: number): number {
-    const labels = this.workBetween?.(fromMicros, toMicros);
+  /** Whose work ran between the last tick folded and the one at `at` (epoch µs), as the thread says; undefined when it cannot. */
+  private workSinceLastTick(at: number, epochOffsetMicros: number): SampleLabels | undefined {
+    return this.workBetween?.(this.lastTickMicros - epochOffsetMicros, at - epochOffsetMicros);
+  }
+
+  /** The row of work that ran whole between two ticks (its labels), under WORK_BETWEEN_SAMPLES; NONE when nobody says whose. */
+  private rowOfWorkBetween(labels: SampleLabels | undefined): number {
     if (labels === undefined) return NONE;
     const fn = this.functionOf({ name: WORK_BETWEEN_SAMPLES, scriptName: '', scriptId: 0, lineNumber: 0, columnNumber: 0 });
     return this.rowOf(this.nodeOfFunction(fn, NO_PARENT), this.spans.id(labels));

@@ -39,8 +39,8 @@ export function onResponseClose(metadata: object | undefined, response: unknown,
 /**
  * The response closed: the work `onResponseClose` took runs, in the order given, once. The metadata
  * lets go of the response: the request's contexts can outlive it (held by what was scheduled in
- * them), and through this field each kept the whole response — request, socket, parser — alive
- * with it, ~20 MB more RSS under load on the express app (bench/memory-under-load.mjs).
+ * them), and through this field each would keep the whole response — request, socket, parser —
+ * alive with it.
  */
 export function responseClosed(closing: ClosingResponse): void {
   const pending = closing[ON_CLOSE];
