@@ -89,8 +89,10 @@ export interface RecordedBlock {
   /** When it began (ISO, UTC). */
   startedAt: string;
   durationMs: number;
-  /** The span most of its samples belong to (its name as the profiles label it); null when most belong to none. */
+  /** The span most of its samples belong to (its name as the profiles label it); null when most belong to none, or the process did not run through it. */
   span: BlockSpan | null;
+  /** How long of it the thread was there to hold the loop (Block.ranMs); absent in recordings made before it was kept: all of it. */
+  ranMs?: number;
   /** Its samples with JavaScript (or GC) running, and how many of them are the span's. */
   samples: number;
   spanSamples: number;

@@ -5,6 +5,7 @@ import { Agent, type Started } from './agent.js';
 import { appDirs } from '../util/app-dirs.js';
 import { AGENT_DIR } from '../util/agent-dir.js';
 import { BlockSpans } from '../blocks/block-spans.js';
+import { heldByApp } from '../blocks/block-attribution.js';
 import { BlockWatch } from '../blocks/block-watch.js';
 import { LABEL_SPAN_NAME } from '../wire.js';
 import { startClientHooks } from '../clients/index.js';
@@ -111,6 +112,7 @@ function startBlockWatch(
   try {
     const watch = new BlockWatch<SpanLabels>({
       thresholdMs: config.blockThresholdMs,
+      intervalMicros: config.samplingIntervalMicros,
       ownerOf: spanOfSample(config.samplingIntervalMicros),
       spanOf: (labels) => ({ spanId: labels.spanId, traceId: labels.traceId, name: labels.toLabels(false)[LABEL_SPAN_NAME] ?? '' }),
       sourceMapper: () => profiler.sourceMaps,
@@ -119,7 +121,9 @@ function startBlockWatch(
       log,
     });
     watch.onBlock((block) => {
-      log.debug(`event loop blocked for ${Math.round(block.durationMs)} ms by ${block.span ? `span ${block.span.spanId} (${block.span.name})` : 'no span'}`);
+      const by = block.span ? `span ${block.span.spanId} (${block.span.name})` : 'no span';
+      const ran = heldByApp(block.ranMs, block.thresholdMs) ? '' : `: the process was not running (it ran ${Math.round(block.ranMs)} ms of it)`;
+      log.debug(`event loop blocked for ${Math.round(block.durationMs)} ms by ${by}${ran}`);
       destination.blocks?.(block);
     });
     time.tap = watch;

@@ -18,6 +18,8 @@ import { type Stall, StallWatch } from './stall-watch.js';
 
 export interface BlockWatchOptions<O> {
   thresholdMs: number;
+  /** The time sampler's interval. */
+  intervalMicros: number;
   /** Whose a sample is, as the profiles say (the time fold's `spanOf`): undefined for no one's. */
   ownerOf: (context: TimeProfileNodeContext, atMicros: number) => O | undefined;
   /** The span an owner stands for. */
@@ -107,7 +109,7 @@ export class BlockWatch<O> implements TreeTap {
             );
       const epochOffsetMs = Date.now() - performance.now();
       stalls.forEach((stall, i) => {
-        const attribution = attributeStall(stall, walk.samples[i] ?? [], this.options.thresholdMs);
+        const attribution = attributeStall(stall, walk.samples[i] ?? [], this.options);
         if (attribution === undefined) return;
         const block = blockOf(attribution, walk.stacks, {
           thresholdMs: this.options.thresholdMs,

@@ -35,8 +35,13 @@ export interface Block {
   startedAt: number;
   durationMs: number;
   thresholdMs: number;
-  /** The span most of its samples belong to; undefined when most belong to none (or it has none). */
+  /**
+   * The span most of its samples belong to; undefined when most belong to none (or it has none),
+   * or when the process did not run for the threshold of it (`ranMs`, block-attribution.ts heldByApp).
+   */
   span: BlockSpan | undefined;
+  /** How long of it the thread was there to hold the loop; the rest, the process did not run. */
+  ranMs: number;
   /** Its samples with JavaScript (or GC) running, and how many of them are the span's. */
   samples: number;
   spanSamples: number;
@@ -90,6 +95,7 @@ export function blockOf<O>(attribution: Attribution<O>, stacks: readonly V8Frame
   return {
     startedAt: attribution.startMicros / 1000 + making.epochOffsetMs,
     durationMs: attribution.durationMs,
+    ranMs: attribution.ranMs,
     thresholdMs: making.thresholdMs,
     span: attribution.owner === undefined ? undefined : making.spanOf(attribution.owner),
     samples: attribution.samples,

@@ -4,6 +4,7 @@
  * and each block's flame graph (its own samples: CPU, and wall time as samples × the sampling
  * interval). Pure.
  */
+import { heldByApp } from '../blocks/block-attribution.js';
 import type { PerSpanType } from '../profiling/profile-types.js';
 import { buildFlameTree, everySample, type FlameTree } from './flame-tree.js';
 import type { RunBlock } from './run-blocks.js';
@@ -15,6 +16,8 @@ export interface BlockStats {
   durationMs: number;
   /** The span it is charged to (its name as the profiles label it: the endpoint's); '' and undefined IDs when none. */
   name: string;
+  /** The process did not run for the threshold of it (block-attribution.ts heldByApp): no one's code held the loop. */
+  notRunning: boolean;
   spanId: string | undefined;
   traceId: string | undefined;
   /** Index into the report's endpoints of that name, -1 when none. */
@@ -51,12 +54,14 @@ export function blocksSummary(
   endpointNames: readonly string[],
 ): BlocksSummary | undefined {
   if (watched === undefined && blocks.length === 0) return undefined;
+  const thresholdMs = watched?.thresholdMs ?? 0;
   const list = blocks.map((block): BlockStats => {
     const heaviest = block.stacks[block.heaviest];
     return {
       startMs: block.startedAtMs,
       durationMs: block.durationMs,
       name: block.span?.name ?? '',
+      notRunning: !heldByApp(block.ranMs, thresholdMs),
       spanId: block.span?.spanId,
       traceId: block.span?.traceId,
       endpoint: block.span === undefined ? -1 : endpointNames.indexOf(block.span.name),
@@ -65,7 +70,7 @@ export function blocksSummary(
       where: heaviest === undefined ? -1 : whereOf(index, heaviest.node),
     };
   });
-  return { thresholdMs: watched?.thresholdMs ?? 0, count: Math.max(watched?.count ?? 0, blocks.length), list };
+  return { thresholdMs, count: Math.max(watched?.count ?? 0, blocks.length), list };
 }
 
 /** A block's flame graph per type: its stacks, CPU by their CPU time, wall by their samples × `intervalNs`. */

@@ -13,7 +13,9 @@ export interface RunBlock {
   /** Epoch milliseconds. */
   startedAtMs: number;
   durationMs: number;
-  /** The span most of its samples belong to; undefined when most belong to none. */
+  /** How long of it the thread was there to hold the loop (RecordedBlock.ranMs). */
+  ranMs: number;
+  /** The span most of its samples belong to; undefined when most belong to none, or the process did not run through it. */
   span: BlockSpan | undefined;
   samples: number;
   spanSamples: number;
@@ -40,8 +42,9 @@ export function parseBlocks(raw: unknown, stackNodeOf: SampleIndexBuilder['stack
     const problem = `block ${i} is not a block`;
     if (!isObject(block) || typeof block.startedAt !== 'string' || !Array.isArray(block.stacks)) return problem;
     const startedAtMs = Date.parse(block.startedAt);
-    const { durationMs, samples, spanSamples, heaviest, span } = block;
-    if (!Number.isFinite(startedAtMs) || !isNumber(durationMs) || !isNumber(samples) || !isNumber(spanSamples) || !isNumber(heaviest)) return problem;
+    const { durationMs, ranMs = durationMs, samples, spanSamples, heaviest, span } = block;
+    if (!Number.isFinite(startedAtMs) || !isNumber(durationMs) || !isNumber(ranMs) || !isNumber(samples) || !isNumber(spanSamples) || !isNumber(heaviest))
+      return problem;
     if (span !== null && (!isObject(span) || typeof span.spanId !== 'string' || typeof span.traceId !== 'string' || typeof span.name !== 'string'))
       return problem;
     const stacks: RunBlock['stacks'] = [];
@@ -54,6 +57,7 @@ export function parseBlocks(raw: unknown, stackNodeOf: SampleIndexBuilder['stack
     blocks.push({
       startedAtMs,
       durationMs,
+      ranMs,
       span: span === null ? undefined : { spanId: span.spanId as string, traceId: span.traceId as string, name: span.name as string },
       samples,
       spanSamples,

@@ -4,7 +4,7 @@
  * Pure: aggregates in, text out.
  */
 import type { EndpointStats, RunAggregates, SampleShare, SelfTime, ThreadStats } from './aggregate.js';
-import { blockedByText, OUTSIDE_SPANS } from './blocked-by.js';
+import { blockedByText, chargedTo } from './blocked-by.js';
 import { printable } from '../util/printable.js';
 import { formatBytes, formatCount, formatDuration, formatPercent, formatTime, truncate } from './format.js';
 import { memoryInUseText } from './memory-in-use.js';
@@ -92,7 +92,7 @@ function blocksText(aggregates: RunAggregates): string[] {
   const longest = blocks.list[0];
   if (longest === undefined) return [head];
   const where = longest.where < 0 ? '' : `, in ${truncate(printable(aggregates.strings[aggregates.frames.name[longest.where]!] ?? ''), FUNCTION_WIDTH)}`;
-  const name = truncate(printable(longest.name) || OUTSIDE_SPANS, NAME_WIDTH);
+  const name = truncate(printable(chargedTo(longest)), NAME_WIDTH);
   const of = blocks.list.length < blocks.count ? ` (the ${formatCount(blocks.list.length)} longest)` : '';
   return [
     `${head}; the longest ${formatDuration(longest.durationMs * 1e6)} in ${name}${where}, at ${formatTime(longest.startMs)} UTC`,

@@ -2,18 +2,21 @@
  * "Which request blocked the event loop?" (issue 49), through the real CLI and real processes: an
  * express app whose `/report/:id` route holds the loop for 200 ms on every 50th of its requests
  * (the issue's app), under concurrent load with a `/ping` route that never does. Each `/report`
- * request carries a trace of the test's own (traceparent), so the test knows which traces blocked. In remote mode the
+ * request carries a trace of the test’s own (traceparent), so the test knows which traces blocked. In remote mode the
  * blocking request's span must carry the block's event over OTLP, and the blocks the agent found
- * must name those spans; in local mode the report must list the blocks, charged to that route.
+ * must name those spans; in local mode the report must list the blocks, charged to that route. A
+ * stall of the whole process (stopped by the test, as a CPU quota or a loaded machine stops it) must
+ * be no request's block.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { BlocksSummary, RunAggregates } from '../../src/report/aggregate.js';
 import { BLOCKS_FILE, type RecordedBlocks } from '../../src/recording.js';
-import { type Child, fixture, runCli } from '../support/child.js';
+import { type Child, descendants, fixture, runCli } from '../support/child.js';
 import { type DecodedSpan, OtlpSpanKind, startReceiver } from '../support/receiver.js';
 import { scratchDirs } from '../support/scratch.js';
 
@@ -212,4 +215,62 @@ test('local mode: the recording holds the blocks, and the report and the exit su
   assert.match(text.stdout, /blocked by: GET \/report\/:id \d+/);
   const page = readFileSync(path.join(runDir, 'report.html'), 'utf8');
   assert.match(page, /data-testid="blocks-section"/);
+});
+
+/** Times the next test stops the app, each for STOP_MS: longer than the threshold and the watch's period (50 ms) together. */
+const STOPS = 8;
+const STOP_MS = 250;
+
+test('a stall of the whole process (stopped, or given no core) is no request’s block: the report names it the process not running', async () => {
+  const out = fresh();
+  const app = runCli(['--out', out, APP], { env: { OTEL_SERVICE_NAME: 'blocks' } });
+  try {
+    const base = await listening(app);
+    const [pid] = descendants(app.process.pid!);
+    assert.ok(pid, 'the app runs under the CLI');
+    let done = false;
+    const ping = async () => {
+      const response = await fetch(`${base}/ping`);
+      assert.equal(response.status, 200);
+      await response.json();
+    };
+    // /ping keeps the loop busy (a millisecond of work each, 4 in flight), so a stop lands in a request's span.
+    const background = Promise.all(
+      Array.from({ length: 3 }, async () => {
+        while (!done) await ping();
+      }),
+    );
+    try {
+      for (let i = 0; i < STOPS; i++) {
+        // Answers between two stops: the loop turned, so each stop is a stall of its own.
+        for (let n = 0; n < 20; n++) await ping();
+        process.kill(pid, 'SIGSTOP');
+        try {
+          await delay(STOP_MS);
+        } finally {
+          process.kill(pid, 'SIGCONT');
+        }
+      }
+      for (let n = 0; n < 20; n++) await ping();
+    } finally {
+      done = true;
+      await background;
+    }
+    app.process.kill('SIGTERM');
+    await app.exit();
+  } finally {
+    killLeft(app);
+  }
+  const json = runCli(['report', '--json', out]);
+  assert.equal((await json.exit()).code, 0, json.stderr);
+  const blocks = (JSON.parse(json.stdout) as RunAggregates).blocks as BlocksSummary;
+  const stopped = blocks.list.filter((block) => block.notRunning);
+  assert.ok(stopped.length >= STOPS, `${stopped.length} stalls of the process not running for ${STOPS} stops: ${JSON.stringify(blocks.list)}`);
+  assert.deepEqual(
+    blocks.list.filter((block) => block.name !== '' || block.spanId !== undefined).map((block) => block.name),
+    [],
+    'no request is charged',
+  );
+  for (const block of stopped) assert.ok(block.durationMs >= STOP_MS - 50, JSON.stringify(block));
+  assert.match(app.stderr, /\n {2}blocked by: \(process not running\) \d+/);
 });

@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { spawn } from 'node:child_process';
 import { formatLifeline, LIFELINE_ENV, LIFELINE_FD, ownSession, parseLifeline, sessionOfStat } from '../../src/agent/lifeline.js';
 import { statFields } from '../../src/util/proc-stat.js';
-import { Child, childEnv, fixture, runCli } from '../support/child.js';
+import { Child, childEnv, descendants, fixture, runCli } from '../support/child.js';
 import { linkedEnv, serverSpans } from '../support/linking.js';
 import { load } from '../support/load.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -62,17 +62,6 @@ test('a daemon (a session of its own) does not watch: it was meant to outlive th
 /** Nothing is sent before the end: whatever arrives is the flush at the stop. */
 const ONLY_AT_EXIT = { PYROSCOPE_FLUSH_INTERVAL_MS: '600000', OTEL_BSP_SCHEDULE_DELAY: '600000' };
 const REQUESTS = 12;
-
-/** The processes below `pid`, from /proc (Linux). */
-function descendants(pid: number): number[] {
-  let children: number[];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-  return children.flatMap((child) => [child, ...descendants(child)]);
-}
 
 /** Running, not ended: an orphan that has exited may stay a zombie until init reaps it. */
 function isAlive(pid: number): boolean {

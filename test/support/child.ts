@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAIN_PRELOAD_URL, WORKER_PRELOAD_URL } from '../../src/preloads.js';
@@ -16,6 +17,17 @@ export const NODE22 = path.join(repoRoot, 'node_modules/node22/bin/node');
 export const NODE26 = path.join(repoRoot, 'node_modules/node26/bin/node');
 
 type Stream = 'stdout' | 'stderr';
+
+/** The processes below `pid`, from /proc (Linux): the CLI's app and what it started. */
+export function descendants(pid: number): number[] {
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
 
 export interface Exit {
   code: number | null;

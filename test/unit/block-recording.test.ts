@@ -14,7 +14,7 @@ import { BLOCKS_FILE, MANIFEST_FILE } from '../../src/recording.js';
 import { aggregateRun } from '../../src/report/aggregate.js';
 import { blockedByText } from '../../src/report/blocked-by.js';
 import { loadRunSync, RunError } from '../../src/report/load-run.js';
-import { parseBlocks } from '../../src/report/run-blocks.js';
+import { parseBlocks, type RunBlock } from '../../src/report/run-blocks.js';
 import { formatSummary } from '../../src/report/summary.js';
 import { SHOP, shopRecording, spanIdOf, traceIdOf } from '../support/recording.js';
 import { scratchDirs } from '../support/scratch.js';
@@ -28,8 +28,17 @@ const F = {
   parse: { name: 'parse', file: '/app/node_modules/qs/lib/parse.js', line: 3 },
 } satisfies Record<string, BlockFrame>;
 
-/** A block of `durationMs` charged to `spanName` (none: undefined), its stacks given as frame lists (root first) with their samples. */
-function block(durationMs: number, spanName: string | undefined, stacks: [BlockFrame[], number][], startedAt = Date.parse('2026-11-29T22:15:10Z')): Block {
+/**
+ * A block of `durationMs` charged to `spanName` (none: undefined), its stacks given as frame lists
+ * (root first) with their samples; the thread ran `ranMs` of it (all of it unless said).
+ */
+function block(
+  durationMs: number,
+  spanName: string | undefined,
+  stacks: [BlockFrame[], number][],
+  startedAt = Date.parse('2026-11-29T22:15:10Z'),
+  ranMs = durationMs,
+): Block {
   const frames: BlockFrame[] = [];
   const id = (frame: BlockFrame) => {
     const at = frames.indexOf(frame);
@@ -38,6 +47,7 @@ function block(durationMs: number, spanName: string | undefined, stacks: [BlockF
   return {
     startedAt,
     durationMs,
+    ranMs,
     thresholdMs: 100,
     span: spanName === undefined ? undefined : { spanId: spanIdOf(1), traceId: traceIdOf(1), name: spanName },
     samples: stacks.reduce((n, [, samples]) => n + samples, 0),
@@ -102,6 +112,16 @@ describe('reading them back', () => {
     );
   });
 
+  it('keeps how long of each block the process ran; a file from before it was kept reads as all of it', () => {
+    const recorded = recordedBlocks([block(160, undefined, [[[F.main], 3]], undefined, 30.04)]);
+    assert.equal(recorded.blocks[0]!.ranMs, 30);
+    const read = (raw: unknown) => (parseBlocks(raw, stackNodeOf) as RunBlock[]).map((b) => [b.durationMs, b.ranMs]);
+    assert.deepEqual(read(recorded), [[160, 30]]);
+    const { ranMs: _, ...before } = recorded.blocks[0]!;
+    assert.deepEqual(read({ ...recorded, blocks: [before] }), [[160, 160]]);
+    assert.match(String(parseBlocks({ ...recorded, blocks: [{ ...before, ranMs: 'most' }] }, stackNodeOf)), /block 0 is not a block/);
+  });
+
   it('says what is wrong with a file it cannot read', () => {
     const good = recordedBlocks([block(250, 'x', [[[F.main], 3]])]);
     const cases: { raw: unknown; problem: RegExp }[] = [
@@ -153,6 +173,8 @@ describe('the report of a run that watched blocks', () => {
     ]),
     block(180, SHOP.users.name, [[[F.main, F.handleUser, F.parse], 15]]),
   ];
+  /** A stall of 160 ms the process ran 30 ms of (stopped, or not given a core): no one's block. */
+  const notRunning = block(160, undefined, [[[F.main, F.handleUser, F.parse], 3]], Date.parse('2026-11-29T22:15:20Z'), 30);
 
   it('lists them longest first, with their span’s endpoint and the innermost frame of the app’s own code', () => {
     const aggregates = aggregateRun(loadRunSync(shopWithBlocks(blocks, 5)));
@@ -191,7 +213,22 @@ describe('the report of a run that watched blocks', () => {
     assert.match(text, /\nEvent-loop blocks of 100ms or longer: none\n/);
   });
 
+  it('a stall the process did not run through is named so, apart from the blocks outside any span', () => {
+    const aggregates = aggregateRun(loadRunSync(shopWithBlocks([...blocks, notRunning])), { trees: false });
+    assert.deepEqual(
+      aggregates.blocks!.list.map((b) => [b.durationMs, b.name, b.notRunning]),
+      [
+        [250, SHOP.users.name, false],
+        [180, SHOP.users.name, false],
+        [160, '', true],
+        [120, '', false],
+      ],
+    );
+    assert.match(formatSummary(aggregates), /\n {2}blocked by: GET \/users\/:id 2, \(outside any span\) 1, \(process not running\) 1\n/);
+  });
+
   it('names are counted most first, ties by name', () => {
-    assert.equal(blockedByText([{ name: 'b' }, { name: '' }, { name: 'a' }, { name: 'b' }]), 'b 2, (outside any span) 1, a 1');
+    const named = (name: string, notRunning = false) => ({ name, notRunning });
+    assert.equal(blockedByText([named('b'), named(''), named('a'), named('b'), named('', true)]), 'b 2, (outside any span) 1, (process not running) 1, a 1');
   });
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@datadog/pprof/out/src/v8-types.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { attributeStall, type StallMicros } from '../../src/blocks/block-attribution.js';
+import { attributeStall, heldByApp, ranFor, type StallMicros } from '../../src/blocks/block-attribution.js';
 import { BlockEvents, blockEvent } from '../../src/blocks/block-events.js';
 import { type Block, blockOf, MAX_STACKS, whereIn } from '../../src/blocks/block.js';
 import { BlockWatch } from '../../src/blocks/block-watch.js';
@@ -56,6 +56,8 @@ const stallOfMs = (sinceMs: number, dueMs: number, untilMs: number): StallMicros
   dueMicros: dueMs * 1000,
   untilMicros: untilMs * 1000,
 });
+/** The attribution's settings: a 100 ms threshold, a sample every 10 ms. */
+const AT = { thresholdMs: 100, intervalMicros: 10_000 };
 /** Samples every 10 ms from `fromMs` to `toMs` (both included). */
 const every10 = (fromMs: number, toMs: number, make: (ms: number) => StallSample<string>) =>
   Array.from({ length: Math.floor((toMs - fromMs) / 10) + 1 }, (_, i) => make(fromMs + i * 10));
@@ -63,7 +65,7 @@ const every10 = (fromMs: number, toMs: number, make: (ms: number) => StallSample
 describe('whose block a stall is', () => {
   it('the owner of most busy samples holds the block; the others’ samples count in its total', () => {
     const samples = [...every10(0, 40, (ms) => sample(ms, 'ping')), ...every10(50, 240, (ms) => sample(ms, 'report', 1)), sample(250, 'ping')];
-    const block = attributeStall(stallOfMs(0, 50, 250), samples, 100)!;
+    const block = attributeStall(stallOfMs(0, 50, 250), samples, AT)!;
     assert.equal(block.owner, 'report');
     assert.deepEqual([block.ownerSamples, block.samples], [20, 26]);
     assert.equal(block.heaviest, 1);
@@ -80,7 +82,7 @@ describe('whose block a stall is', () => {
     const block = attributeStall(
       stallOfMs(0, 50, 200),
       [...every10(0, 150, (ms) => sample(ms, undefined)), ...every10(160, 200, (ms) => sample(ms, 'a'))],
-      100,
+      AT,
     )!;
     assert.equal(block.owner, undefined);
     assert.equal(block.ownerSamples, 16);
@@ -92,23 +94,23 @@ describe('whose block a stall is', () => {
       ...every10(50, 90, (ms) => sample(ms, 'a')),
       ...every10(100, 190, (ms) => sample(ms, undefined, 2, 'program')),
     ];
-    const block = attributeStall(stallOfMs(0, 50, 200), samples, 100)!;
+    const block = attributeStall(stallOfMs(0, 50, 200), samples, AT)!;
     assert.deepEqual([block.owner, block.samples, block.ownerSamples], ['a', 10, 5]);
     assert.ok(block.stacks.some((s) => s.stack === 2 && s.samples === 10));
   });
 
   it('the block starts with the run of busy samples reaching the timer’s due time: an idle sample before it is the loop waiting', () => {
     const samples = [...every10(0, 30, (ms) => sample(ms, undefined, 0, 'idle')), ...every10(40, 200, (ms) => sample(ms, 'a'))];
-    const block = attributeStall(stallOfMs(0, 50, 205), samples, 100)!;
+    const block = attributeStall(stallOfMs(0, 50, 205), samples, AT)!;
     assert.deepEqual([block.startMicros, block.durationMs], [40_000, 165]);
     assert.equal(block.samples, 17, 'idle samples do not count');
   });
 
   it('without samples it starts at the due time, and a stall shorter than the threshold from there is no block', () => {
-    assert.equal(attributeStall(stallOfMs(0, 50, 140), [], 100), undefined);
+    assert.equal(attributeStall(stallOfMs(0, 50, 140), [], AT), undefined);
     assert.deepEqual(
       (({ startMicros, durationMs, owner, samples, heaviest }) => ({ startMicros, durationMs, owner, samples, heaviest }))(
-        attributeStall(stallOfMs(0, 50, 160), [], 100)!,
+        attributeStall(stallOfMs(0, 50, 160), [], AT)!,
       ),
       { startMicros: 50_000, durationMs: 110, owner: undefined, samples: 0, heaviest: undefined },
     );
@@ -116,12 +118,50 @@ describe('whose block a stall is', () => {
 
   it('a busy stretch that proves shorter than the threshold once its idle samples are read is no block', () => {
     const samples = [...every10(0, 60, (ms) => sample(ms, undefined, 0, 'idle')), ...every10(70, 120, (ms) => sample(ms, 'a'))];
-    assert.equal(attributeStall(stallOfMs(0, 70, 125), samples, 100), undefined);
+    assert.equal(attributeStall(stallOfMs(0, 70, 125), samples, AT), undefined);
+  });
+
+  it('a stall the process did not run through is no one’s block: what was current when it stopped did not hold the loop', () => {
+    // 30 ms of /ping's work, then no sample for 150 ms (the process stopped, or not given a core): the one after brings 2 ms of CPU.
+    const samples = [...every10(0, 30, (ms) => sample(ms, 'ping')), sample(180, 'ping', 0, 'busy', 2), sample(190, 'ping'), sample(200, 'ping')];
+    const block = attributeStall(stallOfMs(0, 50, 205), samples, AT)!;
+    assert.deepEqual([block.owner, block.ownerSamples, block.samples, block.durationMs, block.ranMs], [undefined, 0, 7, 205, 65]);
+    assert.equal(block.heaviest, 0, 'its stacks still show where the thread was');
+  });
+
+  it('a call that waits holds the loop: samples at every interval with little CPU are the span’s', () => {
+    const block = attributeStall(
+      stallOfMs(0, 50, 200),
+      every10(0, 200, (ms) => sample(ms, 'a', 0, 'busy', 0.05)),
+      AT,
+    )!;
+    assert.deepEqual([block.owner, block.ownerSamples, block.ranMs], ['a', 21, 200]);
+  });
+
+  it('the CPU a late sample brings counts: a sampler that fell behind does not make a block the process’s', () => {
+    const samples = [0, 60, 120, 180, 200].map((ms) => sample(ms, 'a', 0, 'busy', ms === 0 ? 10 : ms === 200 ? 20 : 60));
+    const block = attributeStall(stallOfMs(0, 50, 200), samples, AT)!;
+    assert.deepEqual([block.owner, block.ranMs], ['a', 200]);
+  });
+
+  it('the time the thread was there: each gap up to the CPU the sample after it brings, or an interval when less; up to an interval after the last', () => {
+    const at = (ms: number, cpuMs: number) => sample(ms, 'a', 0, 'busy', cpuMs);
+    const cases: { samples: StallSample<string>[]; untilMs: number; ranMs: number }[] = [
+      { samples: [], untilMs: 150, ranMs: 10 },
+      { samples: [at(10, 10), at(20, 10)], untilMs: 25, ranMs: 25 },
+      { samples: [at(10, 0.1), at(20, 0.1)], untilMs: 20, ranMs: 20 },
+      { samples: [at(100, 5)], untilMs: 150, ranMs: 20 },
+      { samples: [at(100, 80)], untilMs: 100, ranMs: 80 },
+      { samples: [at(100, 500)], untilMs: 100, ranMs: 100 },
+    ];
+    for (const { samples, untilMs, ranMs } of cases)
+      assert.equal(ranFor(samples, 0, untilMs * 1000, 10_000) / 1000, ranMs, JSON.stringify({ samples, untilMs }));
+    assert.deepEqual([heldByApp(100, 100), heldByApp(99.9, 100)], [true, false], 'the app held the loop when the thread was there for the threshold');
   });
 
   it('samples outside the stall are not its own', () => {
     const samples = [sample(-50, 'b'), ...every10(60, 200, (ms) => sample(ms, 'a')), sample(260, 'b')];
-    const block = attributeStall(stallOfMs(0, 50, 210), samples, 100)!;
+    const block = attributeStall(stallOfMs(0, 50, 210), samples, AT)!;
     assert.deepEqual([block.owner, block.samples], ['a', 15]);
   });
 });
@@ -212,6 +252,7 @@ describe('a block as kept and sent', () => {
       { stack: 1, samples: 3, cpuNanos: 30e6 },
     ],
     heaviest: 0,
+    ranMs: 250,
   };
   const making = {
     thresholdMs: 100,
@@ -311,6 +352,7 @@ const spanWith = (spanId: string, events: ReadableSpan['events'] = []) =>
 const blockFor = (spanId: string | undefined, durationMs = 200): Block => ({
   startedAt: 1_700_000_001_000,
   durationMs,
+  ranMs: durationMs,
   thresholdMs: 100,
   span: spanId === undefined ? undefined : { spanId, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', name: 'GET /x' },
   samples: 20,
@@ -393,6 +435,7 @@ describe('the block watch', () => {
   const watchWith = (thresholdMs: number, gatherSoon: () => void, log: Logger) =>
     new BlockWatch<string>({
       thresholdMs,
+      intervalMicros: 10_000,
       ownerOf,
       spanOf: (owner) => ({ spanId: 'aaaaaaaaaaaaaaaa', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', name: owner }),
       sourceMapper: () => undefined,

@@ -39,6 +39,7 @@ export function recordedBlocks(blocks: readonly Block[]): RecordedBlocks {
     (block): RecordedBlock => ({
       startedAt: new Date(block.startedAt).toISOString(),
       durationMs: Math.round(block.durationMs * 10) / 10,
+      ranMs: Math.round(block.ranMs * 10) / 10,
       span: block.span ?? null,
       samples: block.samples,
       spanSamples: block.spanSamples,

@@ -4,7 +4,7 @@
  * activated from the keyboard, shows the flame graph of that block's own samples. Hidden when the
  * recording did not watch blocks.
  */
-import { blockedByText, OUTSIDE_SPANS } from '../blocked-by.js';
+import { blockedByText, chargedTo } from '../blocked-by.js';
 import { formatCount, formatDuration, formatPercent, formatTime } from '../format.js';
 import { data } from './data.js';
 import { byTestId, el, numCell, onActivate } from './dom.js';
@@ -28,7 +28,7 @@ export function renderBlocks(): void {
     return;
   }
   blocks.list.forEach((block, index) => {
-    const name = block.name || OUTSIDE_SPANS;
+    const name = chargedTo(block);
     const where = block.where < 0 ? '' : frameName(block.where);
     const row = el(
       'tr',

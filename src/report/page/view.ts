@@ -1,7 +1,7 @@
 /** The tree the flame graph draws for the page's state, and how its title names it. */
 import type { FlameTree } from '../aggregate.js';
 import type { PerSpanType } from '../../profiling/profile-types.js';
-import { OUTSIDE_SPANS } from '../blocked-by.js';
+import { chargedTo } from '../blocked-by.js';
 import { formatDuration, formatTime } from '../format.js';
 import { data } from './data.js';
 import { threadTree } from './flame-layout.js';
@@ -37,7 +37,7 @@ export function viewTitle(): string {
   }
   if (state.view.type === 'block') {
     const block = data.blocks!.list[state.view.index]!;
-    return `Event-loop block of ${formatDuration(block.durationMs * 1e6)} in ${block.name || OUTSIDE_SPANS} at ${formatTime(block.startMs)}`;
+    return `Event-loop block of ${formatDuration(block.durationMs * 1e6)} in ${chargedTo(block)} at ${formatTime(block.startMs)}`;
   }
   return 'Whole process';
 }
