@@ -47,7 +47,8 @@ export const SAMPLE_TYPE_WALL = { type: 'wall', unit: 'nanoseconds' } as const;
 
 /**
  * The span event a blocked event loop leaves on the local-root span whose code held it
- * (docs/event-loop-blocks.md), with its attributes: how long the loop was held, the threshold it
+ * (docs/event-loop-blocks.md), with its attributes: how long the loop was held and how long of it
+ * the process ran, the threshold it
  * crossed, how many profile samples the stall holds and how many of them were this span's, the
  * heaviest stack (leaf first, one frame a line) and the innermost frame of the app's own code on
  * it, under OpenTelemetry's `code.*` attributes (semantic conventions before 1.30 named them so;
@@ -56,6 +57,7 @@ export const SAMPLE_TYPE_WALL = { type: 'wall', unit: 'nanoseconds' } as const;
 export const EVENT_LOOP_BLOCKED = 'pyro-run.event_loop.blocked';
 export const ATTR_BLOCK_DURATION_MS = 'pyro-run.block.duration_ms';
 export const ATTR_BLOCK_THRESHOLD_MS = 'pyro-run.block.threshold_ms';
+export const ATTR_BLOCK_RAN_MS = 'pyro-run.block.ran_ms';
 export const ATTR_BLOCK_SAMPLES = 'pyro-run.block.samples';
 export const ATTR_BLOCK_SPAN_SAMPLES = 'pyro-run.block.span_samples';
 export const ATTR_BLOCK_STACK = 'pyro-run.block.stack';

@@ -7,6 +7,7 @@ import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import {
   ATTR_BLOCK_DURATION_MS,
+  ATTR_BLOCK_RAN_MS,
   ATTR_BLOCK_SAMPLES,
   ATTR_BLOCK_SPAN_SAMPLES,
   ATTR_BLOCK_STACK,
@@ -39,6 +40,7 @@ const hrMs = ([seconds, nanos]: HrTime): number => seconds * 1000 + nanos / 1e6;
 export function blockEvent(block: Block, spanStart: HrTime): TimedEvent {
   const attributes: Attributes = {
     [ATTR_BLOCK_DURATION_MS]: Math.round(block.durationMs),
+    [ATTR_BLOCK_RAN_MS]: Math.round(block.ranMs),
     [ATTR_BLOCK_THRESHOLD_MS]: block.thresholdMs,
     [ATTR_BLOCK_SAMPLES]: block.samples,
     [ATTR_BLOCK_SPAN_SAMPLES]: block.spanSamples,

@@ -151,6 +151,9 @@ function assertBlockEvent(span: DecodedSpan): void {
   const event = span.events.find((e) => e.name === EVENT)!;
   const { attributes } = event;
   assert.ok(Number(attributes['pyro-run.block.duration_ms']) >= 100, JSON.stringify(attributes));
+  // A block charged to a span is one the process ran through for the threshold at least.
+  const ran = Number(attributes['pyro-run.block.ran_ms']);
+  assert.ok(ran >= 100 && ran <= Number(attributes['pyro-run.block.duration_ms']), JSON.stringify(attributes));
   assert.equal(attributes['pyro-run.block.threshold_ms'], 100);
   assert.match(String(attributes['code.function']), /^(burn|hold_the_loop)$/);
   assert.match(String(attributes['code.filepath']), /(burn|event-loop-blocks)\.cjs$/);

@@ -329,6 +329,7 @@ describe('a block as kept and sent', () => {
     assert.deepEqual(event.time, [1_700_000_001, 0]);
     assert.deepEqual(event.attributes, {
       'pyro-run.block.duration_ms': 250,
+      'pyro-run.block.ran_ms': 250,
       'pyro-run.block.threshold_ms': 100,
       'pyro-run.block.samples': 25,
       'pyro-run.block.span_samples': 22,
