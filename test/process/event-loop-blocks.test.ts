@@ -2,7 +2,7 @@
  * "Which request blocked the event loop?" (issue 49), through the real CLI and real processes: an
  * express app whose `/report/:id` route holds the loop for 200 ms on every 50th of its requests
  * (the issue's app), under concurrent load with a `/ping` route that never does. Each `/report`
- * request carries a trace of the test’s own (traceparent), so the test knows which traces blocked. In remote mode the
+ * request carries a trace of the test's own (traceparent), so the test knows which traces blocked. In remote mode the
  * blocking request's span must carry the block's event over OTLP, and the blocks the agent found
  * must name those spans; in local mode the report must list the blocks, charged to that route. A
  * stall of the whole process (stopped by the test, as a CPU quota or a loaded machine stops it) must

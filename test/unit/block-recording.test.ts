@@ -227,6 +227,15 @@ describe('the report of a run that watched blocks', () => {
     assert.match(formatSummary(aggregates), /\n {2}blocked by: GET \/users\/:id 2, \(outside any span\) 1, \(process not running\) 1\n/);
   });
 
+  it('the report reads the agent’s verdict at the threshold’s edge: a stall the process ran 99.96 ms of is not running', () => {
+    const edge = block(160, undefined, [[[F.main], 3]], Date.parse('2026-11-29T22:15:20Z'), 99.96);
+    const aggregates = aggregateRun(loadRunSync(shopWithBlocks([edge])), { trees: false });
+    assert.deepEqual(
+      aggregates.blocks!.list.map((b) => b.notRunning),
+      [true],
+    );
+  });
+
   it('names are counted most first, ties by name', () => {
     const named = (name: string, notRunning = false) => ({ name, notRunning });
     assert.equal(blockedByText([named('b'), named(''), named('a'), named('b'), named('', true)]), 'b 2, (outside any span) 1, (process not running) 1, a 1');
