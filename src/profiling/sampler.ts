@@ -77,7 +77,7 @@ interface NativeTimeProfiler {
   /** The global context slot (no AsyncContextFrame), or the current frame's (with it). */
   context: unknown;
   /** An object the sampler can read `value` back from when it finds it in an async frame under its key. */
-  createContextHolder(value: unknown): object;
+  createContextHolder(value: unknown): ContextHolder;
   /** 0 nothing, 1 maybe, 2 certainly: V8's profiler got stuck during the profile just stopped. */
   v8ProfilerStuckEventLoopDetected(): number;
   /** Shared fields; `state[constants.kSampleCount]` counts the records kept since the last stop, up to the buffer's size. */
@@ -103,12 +103,17 @@ export interface SamplerOptions {
   useFrame: boolean;
 }
 
+/** What the sampler reads a context from in an async frame; the addon keeps the value at index 0 for JavaScript to read (wall.cc, `CreateContextHolder`). */
+export interface ContextHolder {
+  readonly 0: unknown;
+}
+
 /** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
 export interface FrameSlot {
   /** The key the sampler looks its holder up under in the current async frame. */
   readonly key: AsyncLocalStorage<object | undefined>;
   /** An object the sampler reads `value` from when it finds it under `key`; undefined when not sampling. */
-  holder(value: object): object | undefined;
+  holder(value: object): ContextHolder | undefined;
 }
 
 /** The sampler's one global context slot (no AsyncContextFrame). */
@@ -234,7 +239,7 @@ export class Sampler {
    * An object the sampler reads `value` from when it finds it in an async frame under `frameKey`;
    * undefined while the sampler is not running (there is no native profiler to make it).
    */
-  holder(value: object): object | undefined {
+  holder(value: object): ContextHolder | undefined {
     return this.frameKey === undefined ? undefined : this.native?.createContextHolder(value);
   }
 }

@@ -1,15 +1,12 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
-import type { FrameSlot } from '../profiling/sampler.js';
+import type { ContextHolder, FrameSlot } from '../profiling/sampler.js';
 import { otelApi } from '../vendor.js';
 import type { LabelRegistry, SpanLabels } from './labels.js';
 import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
 type With = ContextManager['with'];
 
-/** The labels a sampler's holder was made for, on the holder. */
-const HELD = Symbol('pyro-run holder labels');
-type Held = { [HELD]?: SpanLabels };
 type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]) => unknown;
 
 /**
@@ -44,14 +41,18 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
     const kept = labels.frameHolder?.deref();
     if (kept !== undefined) return kept;
     const holder = slot.holder(labels);
-    if (holder !== undefined) {
-      labels.frameHolder = new WeakRef(holder);
-      // The holder keeps its labels anyway (from native code, out of reach): kept here too, readable.
-      (holder as Held)[HELD] = labels;
-    }
+    if (holder !== undefined) labels.frameHolder = new WeakRef(holder);
     return holder;
   };
-  const holderOf = (context: Context): object | undefined => holderFor(registry.of(context));
+  /**
+   * Whether the key already holds what `labels` call for — their holder while their span runs,
+   * none otherwise — read off the holder in the key, not through the labels' WeakRef: every
+   * `deref` adds its target to V8's kept-objects set, and most entries find the key set already.
+   */
+  const keyHolds = (labels: SpanLabels | undefined): boolean => {
+    const held = (slot.key.getStore() as ContextHolder | undefined)?.[0];
+    return labels === undefined || labels.endedAtMicros !== undefined ? held === undefined : held === labels;
+  };
 
   /** How many owner runs are under way: a switch outside one would change the caller's own frame. */
   let runs = 0;
@@ -67,17 +68,15 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
       }
     },
     switchTo(labels) {
-      if (runs === 0 || labels === undefined) return;
-      const holder = holderFor(labels);
-      if (slot.key.getStore() !== holder) slot.key.enterWith(holder);
+      if (runs === 0 || labels === undefined || keyHolds(labels)) return;
+      slot.key.enterWith(holderFor(labels));
     },
     sampled() {
-      const labels = (slot.key.getStore() as Held | undefined)?.[HELD];
+      const labels = (slot.key.getStore() as ContextHolder | undefined)?.[0] as SpanLabels | undefined;
       return labels?.endedAtMicros === undefined ? labels : undefined;
     },
     enter(labels) {
-      const holder = holderFor(labels);
-      if (slot.key.getStore() !== holder) slot.key.enterWith(holder);
+      if (!keyHolds(labels)) slot.key.enterWith(holderFor(labels));
     },
   };
 
@@ -87,20 +86,18 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
     // The manager's `with` as a plain function of four arguments, for the key's `run` to call without a closure per entry.
     const enter: Enter = (context, fn, thisArg, args) => withContext.call(manager, context, fn, thisArg, ...args);
     manager.with = function linkedWith(context: Context, fn: (...args: unknown[]) => unknown, thisArg?: unknown, ...args: unknown[]) {
-      const holder = holderOf(context);
-      const key = slot.key;
-      if (key.getStore() === holder) return withContext.call(manager, context, fn, thisArg, ...args);
-      return key.run(holder, enter, context, fn, thisArg, args);
+      const labels = registry.of(context);
+      if (keyHolds(labels)) return withContext.call(manager, context, fn, thisArg, ...args);
+      return slot.key.run(holderFor(labels), enter, context, fn, thisArg, args);
     } as With;
 
     const attach = manager.attach;
     if (typeof attach !== 'function') return;
     // As the manager's, and the sampler's key set alongside; the token restores both, the sampler's last.
     manager.attach = function linkedAttach(context: Context): ContextManagementToken {
-      const holder = holderOf(context);
-      const key = slot.key;
-      if (key.getStore() === holder) return attach.call(manager, context);
-      const sampler = enterKey(key, holder);
+      const labels = registry.of(context);
+      if (keyHolds(labels)) return attach.call(manager, context);
+      const sampler = enterKey(slot.key, holderFor(labels));
       const own = attach.call(manager, context);
       return {
         dispose: () => {

@@ -24,8 +24,8 @@ const linkers: [string, () => { linking: Linking; sampled: () => SpanLabels | un
     'frames (AsyncContextFrame)',
     () => {
       const key = new AsyncLocalStorage<object | undefined>();
-      const slot: FrameSlot = { key, holder: (l) => ({ labels: l as SpanLabels }) };
-      return { linking: frameLinker(new LabelRegistry(), slot), sampled: () => (key.getStore() as { labels: SpanLabels } | undefined)?.labels };
+      const slot: FrameSlot = { key, holder: (l) => ({ 0: l as SpanLabels }) };
+      return { linking: frameLinker(new LabelRegistry(), slot), sampled: () => (key.getStore() as { 0: SpanLabels } | undefined)?.[0] };
     },
   ],
   [
@@ -88,7 +88,7 @@ for (const [name, make] of linkers) {
 
 it('with AsyncContextFrame, an ended request gets no samples: its reply is read for nobody', () => {
   const key = new AsyncLocalStorage<object | undefined>();
-  const { owner } = frameLinker(new LabelRegistry(), { key, holder: (l) => ({ labels: l }) });
+  const { owner } = frameLinker(new LabelRegistry(), { key, holder: (l) => ({ 0: l }) });
   const ended = labels('ended');
   ended.ended('ended', 1);
   let store: unknown = 'not run';

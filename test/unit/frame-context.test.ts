@@ -22,11 +22,11 @@ const { context, trace, ROOT_CONTEXT } = otelApi();
 
 /** A slot whose holders are plain objects, counted: what the manager asks of the sampler. */
 function countingSlot() {
-  const made: { labels: SpanLabels }[] = [];
+  const made: { 0: SpanLabels }[] = [];
   const slot: FrameSlot = {
     key: new AsyncLocalStorage<object | undefined>(),
     holder: (labels) => {
-      const holder = { labels: labels as SpanLabels };
+      const holder = { 0: labels as SpanLabels };
       made.push(holder);
       return holder;
     },
@@ -91,7 +91,7 @@ describe('frameLinker', () => {
     teardown();
 
     assert.equal(made.length, 1, 'one holder for the request');
-    assert.equal(made[0]?.labels, registry.get(root));
+    assert.equal(made[0]?.[0], registry.get(root));
     for (const s of seen) {
       assert.equal(s.active, s.expected, 'context.active() is the context entered');
       assert.equal(s.store, made[0], 'the sampler finds the root’s holder');
