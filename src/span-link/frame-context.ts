@@ -36,8 +36,12 @@ type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: un
  * labels it is given, and switches the key in place within that run.
  */
 export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
+  /** Labels that get a holder: those of a span still running (see above). */
+  const running = (labels: SpanLabels | undefined): labels is SpanLabels => labels !== undefined && labels.endedAtMicros === undefined;
+  /** The labels of the holder in the key now (the addon keeps them at the holder's index 0). */
+  const heldNow = (): SpanLabels | undefined => (slot.key.getStore() as ContextHolder | undefined)?.[0] as SpanLabels | undefined;
   const holderFor = (labels: SpanLabels | undefined): object | undefined => {
-    if (labels === undefined || labels.endedAtMicros !== undefined) return undefined;
+    if (!running(labels)) return undefined;
     const kept = labels.frameHolder?.deref();
     if (kept !== undefined) return kept;
     const holder = slot.holder(labels);
@@ -49,10 +53,7 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
    * none otherwise — read off the holder in the key, not through the labels' WeakRef: every
    * `deref` adds its target to V8's kept-objects set, and most entries find the key set already.
    */
-  const keyHolds = (labels: SpanLabels | undefined): boolean => {
-    const held = (slot.key.getStore() as ContextHolder | undefined)?.[0];
-    return labels === undefined || labels.endedAtMicros !== undefined ? held === undefined : held === labels;
-  };
+  const keyHolds = (labels: SpanLabels | undefined): boolean => heldNow() === (running(labels) ? labels : undefined);
 
   /** How many owner runs are under way: a switch outside one would change the caller's own frame. */
   let runs = 0;
@@ -72,8 +73,8 @@ export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
       slot.key.enterWith(holderFor(labels));
     },
     sampled() {
-      const labels = (slot.key.getStore() as ContextHolder | undefined)?.[0] as SpanLabels | undefined;
-      return labels?.endedAtMicros === undefined ? labels : undefined;
+      const labels = heldNow();
+      return running(labels) ? labels : undefined;
     },
     enter(labels) {
       if (!keyHolds(labels)) slot.key.enterWith(holderFor(labels));
