@@ -170,7 +170,13 @@ export class Agent implements Finisher {
     } catch (error) {
       log.warn(`could not collect the last profile window: ${reason(error)}`);
     }
-    return { window, spanBatches: batcher?.takeBuffered() ?? [], logBatches: logBatcher?.takeBuffered() ?? [], metrics };
+    return {
+      window,
+      spanBatches: batcher?.takeBuffered() ?? [],
+      encodedSpanBatches: batcher?.takeEncoded() ?? [],
+      logBatches: logBatcher?.takeBuffered() ?? [],
+      metrics,
+    };
   }
 
   /**

@@ -3,13 +3,22 @@ import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Block } from '../blocks/block.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
+import type { EncodedSpan } from './otlp/otlp-trace-encode.js';
 
 /** What is still owed at the very end: the last profile window, the spans and log records not yet batched out, the last metrics collection. */
 export interface FinalData {
   window: ProfileWindow | undefined;
   spanBatches: ReadableSpan[][];
+  /** Batches of spans already encoded (a destination with a `spanEncoder`). */
+  encodedSpanBatches?: EncodedSpan[][];
   logBatches: ReadableLogRecord[][];
   metrics: ResourceMetrics | undefined;
+}
+
+/** Spans encoded soon after they end, and the batches of them (Destination.spanEncoder). */
+export interface SpanEncoder {
+  encode(spans: readonly ReadableSpan[]): EncodedSpan[];
+  onBatch(batch: EncodedSpan[]): void;
 }
 
 /**
@@ -27,6 +36,11 @@ export interface Destination {
   /** Profiles from now on are filed under `name`: the service.name of the app's own OpenTelemetry SDK. */
   renameService(name: string): void;
   spans(batch: ReadableSpan[]): void;
+  /**
+   * Where spans are sent as OTLP/protobuf: how to encode them as they end, and where their batches
+   * go (span-batcher.ts) — instead of `spans`. Undefined where span objects are wanted.
+   */
+  spanEncoder?(): SpanEncoder | undefined;
   /** A span the batch queue had no room for (OTEL_BSP_MAX_QUEUE_SIZE): not sent, but a local recording still counts its endpoint. */
   spanDropped?(span: ReadableSpan): void;
   /** Event-loop blocks of `thresholdMs` or longer are watched (a local recording says so, blocks or not). */

@@ -4,7 +4,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { type Logger, reason } from '../log.js';
 import type { ProfileWindow } from '../profiling/profiler.js';
 import { untilDeadline } from '../util/deadline.js';
-import type { Destination, FinalData } from './destination.js';
+import type { Destination, FinalData, SpanEncoder } from './destination.js';
+import { type EncodedSpan, encodeSpans } from './otlp/otlp-trace-encode.js';
 import type { HttpSender } from './transport/http-sender.js';
 import { type Outgoing, routeOf } from './transport/outgoing.js';
 import type { ProxySettings } from '../config/proxy.js';
@@ -66,6 +67,17 @@ export class Uploads implements Destination {
     for (const upstream of this.upstreams) upstream.spans?.(batch);
   }
 
+  /** Spans encoded as they end when every upstream that takes spans takes them so (OTLP/protobuf). */
+  spanEncoder(): SpanEncoder | undefined {
+    const takers = this.upstreams.filter((upstream) => upstream.spans !== undefined || upstream.encodedSpans !== undefined);
+    if (takers.length === 0 || !takers.every((upstream) => upstream.takesEncodedSpans)) return undefined;
+    return { encode: encodeSpans, onBatch: (batch) => this.encodedSpans(batch) };
+  }
+
+  private encodedSpans(batch: EncodedSpan[]): void {
+    for (const upstream of this.upstreams) upstream.encodedSpans?.(batch);
+  }
+
   logRecords(batch: ReadableLogRecord[]): void {
     for (const upstream of this.upstreams) upstream.logRecords?.(batch);
   }
@@ -89,6 +101,7 @@ export class Uploads implements Destination {
     const work = (async () => {
       if (last.window) this.profiles(last.window);
       for (const batch of last.spanBatches) this.spans(batch);
+      for (const batch of last.encodedSpanBatches ?? []) this.encodedSpans(batch);
       for (const batch of last.logBatches) this.logRecords(batch);
       if (last.metrics) this.metrics(last.metrics);
       await Promise.all(this.upstreams.map((upstream) => upstream.settle()));

@@ -3,6 +3,7 @@ import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { ProfileWindow } from '../profiling/profiler.js';
 import type { FinalData } from './destination.js';
+import type { EncodedSpan } from './otlp/otlp-trace-encode.js';
 import type { Outgoing } from './transport/outgoing.js';
 
 /** Where an upstream puts each request it has encoded: the shared sender's queue. */
@@ -20,6 +21,9 @@ export interface Upstream {
   sendKept?(): void;
   profiles?(window: ProfileWindow): void;
   spans?(batch: ReadableSpan[]): void;
+  /** Whether it takes spans encoded (OTLP/protobuf): through `encodedSpans`, instead of `spans`. */
+  readonly takesEncodedSpans?: boolean;
+  encodedSpans?(batch: EncodedSpan[]): void;
   logRecords?(batch: ReadableLogRecord[]): void;
   metrics?(collection: ResourceMetrics): void;
   /** What it files under the service name from now on: the name the app's own OpenTelemetry SDK set. */

@@ -85,6 +85,7 @@ function spanBatcher(options: TracingOptions): SpanBatcher {
     outgoing: outgoingView(options),
     gate: options.blocks?.gate,
     onBatch: (spans) => destination.spans(spans),
+    encoded: destination.spanEncoder?.(),
     onDrop: (span) => {
       dropped++;
       destination.spanDropped?.(span);

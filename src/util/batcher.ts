@@ -52,6 +52,11 @@ export class Batcher<T> {
     this.fullAt = Math.min(options.firstFullBatch, options.maxExportBatchSize);
   }
 
+  /** Items buffered, not yet handed over. */
+  get size(): number {
+    return this.buffer.length;
+  }
+
   add(item: T): void {
     if (this.buffer.length >= this.options.maxQueueSize) {
       this.options.onDrop(item);

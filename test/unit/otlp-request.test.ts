@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { readConfig } from '../../src/config/index.js';
-import { MAX_OTLP_REQUEST_BYTES, otlpRequestBuilder } from '../../src/export/otlp/otlp-request.js';
+import { MAX_OTLP_REQUEST_BYTES } from '../../src/export/otlp/otlp-request.js';
+import { OtlpTracesUpstream } from '../../src/export/otlp/otlp-traces-upstream.js';
+import type { Outgoing } from '../../src/export/transport/outgoing.js';
+import { Logger } from '../../src/log.js';
+import { encodeSpans } from '../../src/export/otlp/otlp-trace-encode.js';
 import { decodeTraceRequestJson } from '../support/otlp-decode-json.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 
@@ -33,10 +37,28 @@ const MIXED = Array.from({ length: 240 }, (_, i) => (i % 8 === 3 ? MB : 200));
 
 for (const protocol of ['http/protobuf', 'http/json'] as const) {
   const decode = protocol === 'http/json' ? (body: Uint8Array) => decodeTraceRequestJson(Buffer.from(body).toString('utf8')) : decodeTraceRequestProto;
-  const build = otlpRequestBuilder({ ...readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).config.traces, protocol });
+  const traces = { ...readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).config.traces, protocol };
+  const log = new Logger(
+    'warn',
+    (text) => text,
+    () => assert.fail('warned'),
+  );
+  /** The requests the traces upstream sends for a batch of span objects, or for the same spans encoded. */
+  const build = {
+    spans(batch: ReadableSpan[]): Outgoing[] {
+      const sent: Outgoing[] = [];
+      new OtlpTracesUpstream(traces, (request) => void sent.push(request), log).spans(batch);
+      return sent;
+    },
+    encoded(batch: ReadableSpan[]): Outgoing[] {
+      const sent: Outgoing[] = [];
+      new OtlpTracesUpstream(traces, (request) => void sent.push(request), log).encodedSpans(encodeSpans(batch));
+      return sent;
+    },
+  };
 
   it(`${protocol}: a batch within the bound is one request`, () => {
-    const requests = build(spans([200, 300, 400]));
+    const requests = build.spans(spans([200, 300, 400]));
     assert.equal(requests.length, 1);
     assert.deepEqual(
       decode(requests[0]!.body).map((span) => span.name),
@@ -47,7 +69,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
 
   it(`${protocol}: a batch over the bound is split: spans over it alone and first, the others packed in order into requests within it`, () => {
     const batch = spans(MIXED);
-    const requests = build(batch);
+    const requests = build.spans(batch);
     const groups = requests.map((request) => decode(request.body).map((span) => span.name));
     const huge = batch.filter((_, i) => MIXED[i] === MB).map((span) => span.name);
     const ordinary = batch.filter((_, i) => MIXED[i] !== MB).map((span) => span.name);
@@ -62,7 +84,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
 
   it(`${protocol}: ordinary spans too many for one request are packed into as few as fit`, () => {
     const batch = spans(Array.from({ length: 12 }, () => 200 * 1024));
-    const requests = build(batch);
+    const requests = build.spans(batch);
     assert.equal(requests.length, 3, requests.map((request) => request.what).join(', '));
     for (const request of requests) assert.ok(request.body.length <= MAX_OTLP_REQUEST_BYTES, request.what);
     assert.deepEqual(
@@ -71,8 +93,21 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     );
   });
 
+  if (protocol === 'http/protobuf') {
+    it(`${protocol}: spans already encoded make the same requests as the span objects, split the same way`, () => {
+      const batch = spans(MIXED);
+      const fromObjects = build.spans(batch);
+      const fromEncoded = build.encoded(batch);
+      assert.deepEqual(
+        fromEncoded.map((request) => [request.what, Buffer.from(request.body)]),
+        fromObjects.map((request) => [request.what, Buffer.from(request.body)]),
+      );
+      assert.ok(fromEncoded.length > 1);
+    });
+  }
+
   it(`${protocol}: a span over the bound by itself goes alone`, () => {
-    const requests = build(spans([100, 5 * MB, 100, 100]));
+    const requests = build.spans(spans([100, 5 * MB, 100, 100]));
     assert.deepEqual(
       requests.map((request) => decode(request.body).map((span) => span.name)),
       [['span-1'], ['span-0', 'span-2', 'span-3']],

@@ -10,9 +10,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { type ReadableSpan, type SpanLimits, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { TraceState } from '@opentelemetry/core';
-import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder, SPANS_PER_STEP } from '../../src/export/otlp/otlp-trace-encode.js';
+import { type EncodedSpan, encodeSpans, encodeTraceRequest, prepareTraceEncoder, traceRequestOf } from '../../src/export/otlp/otlp-trace-encode.js';
 import { spanWith } from '../../src/tracing/span-view.js';
-import { runSliced } from '../../src/util/slices.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 import { OtlpSpanKind } from '../support/otlp-types.js';
 
@@ -229,17 +228,19 @@ it('a view of a span as it leaves (span-view.ts) writes the bytes of the span, b
     assert.equal(span.events.length, 0);
   }
 });
-it('encoded in slices of the event loop, a batch is the same bytes as encoded at once, over several turns', async () => {
+it('spans encoded apart, at different times, make the request their batch would make, grouped by resource and scope', () => {
   const spans = randomSpans(14, 300);
-  const stats = { slices: 0, longestMs: 0 };
-  // A slice of 0 ms ends after every step: one turn of the event loop per SPANS_PER_STEP spans.
-  const sliced = await runSliced(encodeTraceSteps(spans), 0, stats);
-  assert.equal(stats.slices, Math.floor(spans.length / SPANS_PER_STEP) + 1);
-  assert.deepEqual(sliced, encodeTraceRequest(spans));
+  // As the span batcher encodes them: the spans of each turn of the event loop on their own.
+  const encoded: EncodedSpan[] = [];
+  for (let from = 0; from < spans.length; from += 7) encoded.push(...encodeSpans(spans.slice(from, from + 7)));
+  assert.deepEqual(traceRequestOf(encoded), encodeTraceRequest(spans));
   assertSdkBytes(spans);
+  // Each span's bytes are its own: a batch of some of them is the request of those spans.
+  const some = [3, 1, 250, 42];
+  assert.deepEqual(traceRequestOf(some.map((i) => encoded[i]!)), ProtobufTraceSerializer.serializeRequest(some.map((i) => spans[i]!)));
 });
 
-it('the warm-up encodes a made-up span without changing the next batch’s bytes or its buffer’s size', () => {
+it('the warm-up encodes a made-up span without changing the next batch’s bytes', () => {
   const { provider, ended } = collectingProvider({ 'service.name': 'small' });
   const tracer = provider.getTracer('small');
   for (let i = 0; i < 20; i++) tracer.startSpan(`GET /${i}`).end();
@@ -248,7 +249,6 @@ it('the warm-up encodes a made-up span without changing the next batch’s bytes
   prepareTraceEncoder();
   const after = encodeTraceRequest(ended);
   assert.deepEqual(after, before);
-  assert.equal(after.buffer.byteLength, before.buffer.byteLength);
 });
 
 it('grows its buffer when the batch is far bigger than the last one', () => {
@@ -257,17 +257,20 @@ it('grows its buffer when the batch is far bigger than the last one', () => {
   assertSdkBytes(big);
 });
 
-it('a batch of a few huge spans does not make the next batch’s buffer huge', () => {
-  const [span] = randomSpans(13, 1);
-  assert.ok(span);
-  Object.assign(span.attributes, { huge: 'h'.repeat(1_000_000) });
-  assertSdkBytes([span]);
+it('a huge span keeps a buffer of its own alive: the spans before and after it share ordinary chunks', () => {
   const { provider, ended } = collectingProvider({ 'service.name': 'small' });
   const tracer = provider.getTracer('small');
   for (let i = 0; i < 50; i++) tracer.startSpan(`GET /${i}`, { attributes: { 'http.route': '/items/:id' } }).end();
-  const body = encodeTraceRequest(ended);
-  // The body is a view on the buffer the encoder allocated for the batch: ~50 × 2 KB at most, not 50 × 1 MB.
-  assert.ok(body.buffer.byteLength <= 50 * 2048 + 4096, `${body.buffer.byteLength} bytes allocated for ${body.length}`);
+  const [huge] = randomSpans(13, 1);
+  assert.ok(huge);
+  Object.assign(huge.attributes, { huge: 'h'.repeat(1_000_000) });
+  const spans = [...ended.slice(0, 25), huge, ...ended.slice(25)];
+  const encoded = encodeSpans(spans);
+  assert.deepEqual(traceRequestOf(encoded), ProtobufTraceSerializer.serializeRequest(spans));
+  const bufferOf = (span: EncodedSpan) => span.bytes.buffer.byteLength;
+  assert.ok(bufferOf(encoded[25]!) >= 1_000_000);
+  for (const span of [...encoded.slice(0, 25), ...encoded.slice(26)]) assert.ok(bufferOf(span) <= 64 * 1024, `${bufferOf(span)} bytes kept by a small span`);
+  assert.notEqual(encoded[26]!.bytes.buffer, encoded[25]!.bytes.buffer);
 });
 
 it('decodes (independently of the SDK) to the spans that were made', () => {

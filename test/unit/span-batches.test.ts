@@ -1,9 +1,11 @@
 /**
  * Span batches leave the app's code before they are worked on: a full batch is handed over in a
- * turn of its own, encoded a slice of the event loop at a time, and a batch still encoding at exit
- * is encoded there and then, once.
+ * turn of its own; where spans are sent as OTLP/protobuf, they wait for their batch as their bytes,
+ * encoded in the turns after they end, a slice of the event loop at a time, and what is not encoded
+ * yet at exit is encoded there and then, once.
  */
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
 import { it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -11,7 +13,11 @@ import { readConfig } from '../../src/config/index.js';
 import { OtlpTracesUpstream } from '../../src/export/otlp/otlp-traces-upstream.js';
 import type { Outgoing } from '../../src/export/transport/outgoing.js';
 import { Logger } from '../../src/log.js';
-import { SpanBatcher } from '../../src/tracing/span-batcher.js';
+import { ENCODE_AT, ENCODE_WITHIN_MS, SPANS_PER_PIECE } from '../../src/tracing/encoded-span-queue.js';
+import { SpanBatcher, type SpanBatcherOptions } from '../../src/tracing/span-batcher.js';
+import { spanWith } from '../../src/tracing/span-view.js';
+import { type EncodedSpan, encodeSpans, traceRequestOf } from '../../src/export/otlp/otlp-trace-encode.js';
+import { decodeTraceRequestJson } from '../support/otlp-decode-json.js';
 import { FIRST_FULL_BATCH } from '../../src/util/batcher.js';
 import { decodeTraceRequestProto } from '../support/otlp-decode-proto.js';
 
@@ -129,13 +135,137 @@ const log = new Logger(
   () => {},
 );
 
-it('a batch is encoded over several turns and sent as one request with every span', async () => {
+/** A batcher in the mode a destination sending OTLP/protobuf asks for: spans batched as their bytes. */
+function encodingBatcher(options: Partial<SpanBatcherOptions> & { encode?: (spans: readonly ReadableSpan[]) => EncodedSpan[] } = {}) {
+  const batches: EncodedSpan[][] = [];
+  const encodeCalls: number[] = [];
+  const { encode = encodeSpans, ...rest } = options;
+  const batcher = new SpanBatcher({
+    ...BATCH,
+    onBatch: () => assert.fail('span objects handed over'),
+    onDrop: () => assert.fail('dropped'),
+    onError: (error) => assert.fail(String(error)),
+    ...rest,
+    encoded: {
+      encode: (spans) => {
+        encodeCalls.push(spans.length);
+        return encode(spans);
+      },
+      onBatch: (batch) => void batches.push(batch),
+    },
+  });
+  return { batcher, batches, encodeCalls, tracer: tracerInto(batcher) };
+}
+
+const namesIn = (batch: EncodedSpan[]) => decodeTraceRequestProto(traceRequestOf(batch)).map((span) => span.name);
+
+it('as bytes: ENCODE_AT ended spans are encoded in the next turn, not inside span.end(), and leave in full batches', async () => {
+  const { batches, encodeCalls, tracer } = encodingBatcher({ maxQueueSize: 1000 });
+  for (let i = 0; i < ENCODE_AT + 2; i++) tracer.startSpan(`span-${i}`).end();
+  assert.deepEqual(encodeCalls, [], 'nothing encoded while the app’s code runs');
+  await nextTurn();
+  const pieces = [...Array.from({ length: Math.floor((ENCODE_AT + 2) / SPANS_PER_PIECE) }, () => SPANS_PER_PIECE), (ENCODE_AT + 2) % SPANS_PER_PIECE];
+  assert.deepEqual(encodeCalls, pieces, 'the spans ended so far, a piece at a time');
+  await nextTurn();
+  assert.deepEqual(batches.map(namesIn), [['span-0', 'span-1', 'span-2', 'span-3']]);
+});
+
+it('as bytes: fewer than ENCODE_AT ended spans are encoded within ENCODE_WITHIN_MS', async () => {
+  const { batcher, encodeCalls, tracer } = encodingBatcher({ maxExportBatchSize: 100, firstFullBatch: 100 });
+  const endedAt = performance.now();
+  for (let i = 0; i < 3; i++) tracer.startSpan(`span-${i}`).end();
+  await nextTurn();
+  assert.deepEqual(encodeCalls, [], 'not in the next turn');
+  while (encodeCalls.length === 0) await nextTurn();
+  const waited = performance.now() - endedAt;
+  assert.deepEqual(encodeCalls, [3]);
+  assert.ok(waited >= ENCODE_WITHIN_MS - 1 && waited < ENCODE_WITHIN_MS + 1000, `encoded after ${waited} ms`);
+  assert.deepEqual(batcher.takeEncoded().map(namesIn), [['span-0', 'span-1', 'span-2']]);
+});
+
+it('as bytes: more spans than a slice of the event loop encodes are encoded over several turns, in order', async () => {
+  const slow = (spans: readonly ReadableSpan[]) => {
+    // An encoder at ~1 ms a piece: a slice (SLICE_MS) holds two or three pieces.
+    const until = performance.now() + 1;
+    while (performance.now() < until);
+    return encodeSpans(spans);
+  };
+  const { batcher, encodeCalls, tracer } = encodingBatcher({ encode: slow, maxQueueSize: 1000, maxExportBatchSize: 1000, firstFullBatch: 1000 });
+  const count = SPANS_PER_PIECE * 10;
+  for (let i = 0; i < count; i++) tracer.startSpan(`span-${i}`).end();
+  await nextTurn();
+  const firstTurn = encodeCalls.length;
+  assert.ok(firstTurn >= 1 && firstTurn <= 4, `${firstTurn} pieces in the first turn`);
+  while (encodeCalls.reduce((sum, n) => sum + n, 0) < count) await nextTurn();
+  assert.ok(encodeCalls.every((n) => n <= SPANS_PER_PIECE));
+  const [batch] = batcher.takeEncoded();
+  assert.deepEqual(
+    namesIn(batch!),
+    Array.from({ length: count }, (_, i) => `span-${i}`),
+  );
+});
+
+it('as bytes: at exit, spans not yet encoded are encoded there and then, after those already waiting as bytes', async () => {
+  const { batcher, tracer } = encodingBatcher({ maxExportBatchSize: 100, firstFullBatch: 100 });
+  for (let i = 0; i < 3; i++) tracer.startSpan(`span-${i}`).end();
+  await nextTurn();
+  for (let i = 3; i < 5; i++) tracer.startSpan(`span-${i}`).end();
+  const owed = batcher.takeEncoded();
+  assert.deepEqual(owed.map(namesIn), [['span-0', 'span-1', 'span-2', 'span-3', 'span-4']]);
+  assert.deepEqual(batcher.takeBuffered(), [], 'no span objects held');
+  await nextTurn();
+  assert.deepEqual(batcher.takeEncoded(), [], 'encoded once');
+});
+
+it('as bytes: the queue bound (OTEL_BSP_MAX_QUEUE_SIZE) counts the spans not yet encoded', async () => {
+  const dropped: string[] = [];
+  const { batcher, tracer } = encodingBatcher({
+    maxQueueSize: 5,
+    maxExportBatchSize: 100,
+    firstFullBatch: 100,
+    onDrop: (span) => void dropped.push(span.name),
+  });
+  for (let i = 0; i < 4; i++) tracer.startSpan(`span-${i}`).end();
+  await nextTurn();
+  for (let i = 4; i < 8; i++) tracer.startSpan(`span-${i}`).end();
+  assert.deepEqual(dropped, ['span-5', 'span-6', 'span-7']);
+  assert.deepEqual(batcher.takeEncoded().map(namesIn), [['span-0', 'span-1', 'span-2', 'span-3', 'span-4']]);
+});
+
+it('as bytes: each span leaves as its outgoing view makes it, and a span the encoder throws on is reported and left out, never thrown into the app', async () => {
+  const errors: unknown[] = [];
+  const { batcher, tracer } = encodingBatcher({
+    maxExportBatchSize: 100,
+    firstFullBatch: 100,
+    outgoing: (span) => spanWith(span, { attributes: { 'db.statement': 'SELECT ?' } }),
+    encode: (spans) => {
+      if (spans.some((span) => span.name === 'broken')) throw new Error('encoder broke');
+      return encodeSpans(spans);
+    },
+    onError: (error) => void errors.push(error),
+  });
+  tracer.startSpan('query', { attributes: { 'db.statement': 'SELECT 1' } }).end();
+  tracer.startSpan('broken').end();
+  for (let i = 0; i < ENCODE_AT; i++) tracer.startSpan(`after-${i}`).end();
+  await nextTurn();
+  assert.deepEqual(
+    errors.map((e) => (e as Error).message),
+    ['encoder broke'],
+  );
+  const [batch] = batcher.takeEncoded();
+  assert.deepEqual(
+    decodeTraceRequestProto(traceRequestOf(batch!)).map((span) => [span.name, span.attributes]),
+    [['query', { 'db.statement': 'SELECT ?' }], ...Array.from({ length: ENCODE_AT }, (_, i) => [`after-${i}`, { 'db.statement': 'SELECT ?' }])],
+    'only the span the encoder throws on is left out',
+  );
+});
+
+it('a batch of encoded spans is sent as one request with every span, in order', () => {
   const sent: Outgoing[] = [];
   const upstream = new OtlpTracesUpstream(traces, (request) => void sent.push(request), log);
+  assert.equal(upstream.takesEncodedSpans, true);
   const batch = endedSpans(3000);
-  upstream.spans(batch);
-  assert.equal(sent.length, 0, 'not encoded in one go');
-  await upstream.settle();
+  upstream.encodedSpans(encodeSpans(batch));
   assert.equal(sent.length, 1);
   assert.deepEqual(
     decodeTraceRequestProto(sent[0]!.body).map((span) => span.name),
@@ -143,18 +273,33 @@ it('a batch is encoded over several turns and sent as one request with every spa
   );
 });
 
-it('at exit, a batch still encoding is encoded synchronously, once, before the last buffered spans', async () => {
+it('gzipped: at exit, requests still compressing are compressed synchronously, once, before the last batches', async () => {
+  const gzipTraces = readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }).config.traces;
   const sent: Outgoing[] = [];
-  const upstream = new OtlpTracesUpstream(traces, (request) => void sent.push(request), log);
-  const encoding = endedSpans(3000);
-  const buffered = endedSpans(2);
-  upstream.spans(encoding);
-  const owed = upstream.owedSync({ window: undefined, spanBatches: [buffered], logBatches: [], metrics: undefined });
+  const upstream = new OtlpTracesUpstream(gzipTraces, (request) => void sent.push(request), log);
+  upstream.encodedSpans(encodeSpans(endedSpans(3000)));
+  const owed = upstream.owedSync({ window: undefined, spanBatches: [], encodedSpanBatches: [encodeSpans(endedSpans(2))], logBatches: [], metrics: undefined });
   assert.deepEqual(
-    owed.map((request) => decodeTraceRequestProto(request.body).length),
-    [3000, 2],
+    owed.map((request) => [request.headers['content-encoding'], decodeTraceRequestProto(gunzipSync(request.body)).length]),
+    [
+      ['gzip', 3000],
+      ['gzip', 2],
+    ],
   );
   await upstream.settle();
   await nextTurn();
-  assert.equal(sent.length, 0, 'the async encoding, overtaken by the exit, sends nothing');
+  assert.equal(sent.length, 0, 'the async compression, overtaken by the exit, sends nothing');
+});
+
+it('http/json: spans are taken as objects and sent as the SDK’s JSON', () => {
+  const jsonTraces = readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).config.traces;
+  const sent: Outgoing[] = [];
+  const upstream = new OtlpTracesUpstream(jsonTraces, (request) => void sent.push(request), log);
+  assert.equal(upstream.takesEncodedSpans, false);
+  const batch = endedSpans(3);
+  upstream.spans(batch);
+  assert.deepEqual(
+    decodeTraceRequestJson(Buffer.from(sent[0]!.body).toString('utf8')).map((span) => span.name),
+    batch.map((span) => span.name),
+  );
 });

@@ -1,19 +1,5 @@
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { Config } from '../../config/index.js';
-import { otlpJsonTraceSerializer } from '../../vendor.js';
-import { runSliced, SLICE_MS } from '../../util/slices.js';
-import { encodeTraceRequest, encodeTraceSteps, prepareTraceEncoder } from './otlp-trace-encode.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import { GZIP_CONTENT_ENCODING } from '../../util/gzip.js';
-
-/**
- * A batch's requests: at once (`build`, the exit path), or encoded a slice of the event loop at a
- * time (`sliced`: http/protobuf; the SDK's JSON serializer runs in one go).
- */
-export type SpanRequests = ((spans: ReadableSpan[]) => Outgoing[]) & {
-  sliced(spans: ReadableSpan[]): Promise<Outgoing[]>;
-  prepare(): void;
-};
 
 /** Default OTLP/HTTP traces URL (OTel spec: http://localhost:4318 + /v1/traces). */
 export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
@@ -28,34 +14,6 @@ export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
  */
 export const MAX_OTLP_REQUEST_BYTES = 1024 * 1024;
 
-/**
- * Serializes spans the way the OTLP/HTTP exporters do, into requests for our sender: protobuf
- * for `http/protobuf` (our encoder, the SDK serializer's bytes at a fraction of its cost), JSON for
- * `http/json` (the SDK's own serializer). One request per batch, unless it would exceed
- * `maxBytes` (requestsWithin).
- */
-export function otlpRequestBuilder(traces: Config['traces'], maxBytes = MAX_OTLP_REQUEST_BYTES): SpanRequests {
-  const json = traces.protocol === 'http/json';
-  const url = traces.endpoint ?? DEFAULT_TRACES_URL;
-  const headers = { ...traces.headers, 'content-type': json ? JSON_CONTENT_TYPE : PROTOBUF_CONTENT_TYPE };
-  // The JSON serializer is loaded, or ours run once, at start-up (the uploads' warm-up, uploads.ts), not at the first batch.
-  const serialize = json ? (spans: ReadableSpan[]) => otlpJsonTraceSerializer().serializeRequest(spans) : encodeTraceRequest;
-  const { timeoutMs } = traces;
-  const request = (spans: ReadableSpan[], body: Uint8Array): Outgoing => ({
-    kind: 'spans',
-    url,
-    headers,
-    body,
-    timeoutMs,
-    what: `${countText(spans.length, 'span')} (${sizeText(body.length)})`,
-  });
-  const { build, fromBody } = requestsWithin(serialize, request, maxBytes);
-  // A batch over the bound is split synchronously: rare (huge spans), and each piece is encoded again.
-  const sliced = async (spans: ReadableSpan[]): Promise<Outgoing[]> =>
-    json ? build(spans) : fromBody(spans, await runSliced(encodeTraceSteps(spans), SLICE_MS));
-  return Object.assign(build, { sliced, prepare: () => void (json ? otlpJsonTraceSerializer() : prepareTraceEncoder()) });
-}
-
 export const PROTOBUF_CONTENT_TYPE = 'application/x-protobuf';
 export const JSON_CONTENT_TYPE = 'application/json';
 
@@ -67,7 +25,7 @@ export function requestsWithin<T>(
   serialize: (items: T[]) => Uint8Array | undefined,
   request: (items: T[], body: Uint8Array) => Outgoing,
   maxBytes: number,
-): { build(items: T[]): Outgoing[]; fromBody(items: T[], body: Uint8Array | undefined): Outgoing[] } {
+): { build(items: T[]): Outgoing[] } {
   /** Requests for `items`, each within maxBytes or of one item: halves until they fit. */
   const within = (items: T[]): Outgoing[] => {
     const body = serialize(items);
@@ -108,7 +66,7 @@ export function requestsWithin<T>(
     if (body === undefined) return [];
     return body.length <= maxBytes || items.length === 1 ? [request(items, body)] : split(items);
   };
-  return { build: (items) => fromBody(items, serialize(items)), fromBody };
+  return { build: (items) => fromBody(items, serialize(items)) };
 }
 
 /** The request with `body`, its gzip of the request's own body, marked as such. */

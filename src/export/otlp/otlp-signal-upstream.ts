@@ -6,7 +6,7 @@ import type { Send } from '../upstream.js';
 import type { OtlpSignalExport } from '../../config/index.js';
 import { gzipped, JSON_CONTENT_TYPE, MAX_OTLP_REQUEST_BYTES, PROTOBUF_CONTENT_TYPE, requestsWithin, sizeText } from './otlp-request.js';
 
-/** An OTLP signal pyro-run sends (metrics, logs): its export settings, with the endpoint it goes to. */
+/** An OTLP signal pyro-run sends (traces, metrics, logs): its export settings, with the endpoint it goes to. */
 export type SignalEndpoint = OtlpSignalExport & { endpoint: string };
 
 /** One OTLP signal's batches as requests: how a batch of items is serialized and described. */
@@ -21,9 +21,10 @@ export interface SignalEncoding<T> {
 }
 
 /**
- * What the OTLP/HTTP metrics and logs upstreams share: a batch serialized by the OTLP exporters'
- * own serializer (@opentelemetry/otlp-transformer, protobuf or JSON), split within the OTLP request
- * bound, gzipped in the threadpool when asked, handed to the uploads' sender. What the SDK's own
+ * What the OTLP/HTTP traces, metrics and logs upstreams share: a batch serialized by the OTLP
+ * exporters' own serializer (@opentelemetry/otlp-transformer, protobuf or JSON; our encoder for
+ * spans over protobuf), split within the OTLP request bound, gzipped in the threadpool when asked,
+ * handed to the uploads' sender. What the SDK's own
  * pipelines would lose at `process.exit()` goes through here: batches still compressing, and the
  * exit path's last ones, are encoded synchronously and sent by the final flush.
  */

@@ -1,11 +1,10 @@
 import type { Attributes, Link, SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import { attributes } from './common-encode.js';
-import { runNow } from '../../util/slices.js';
 import { nested, tag, Writer } from './proto-writer.js';
 
 /**
- * A span batch as the body of an OTLP/HTTP protobuf request: ExportTraceServiceRequest
+ * Spans as the body of an OTLP/HTTP protobuf request: ExportTraceServiceRequest
  * (opentelemetry-proto: collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
  * common/v1/common.proto). The bytes are exactly those @opentelemetry/otlp-transformer's
  * ProtobufTraceSerializer writes — the same fields, in the same order, with the same defaults
@@ -16,22 +15,68 @@ import { nested, tag, Writer } from './proto-writer.js';
  * writes it, and allocates a byte array per trace and span ID; this writer reserves a length's
  * byte(s) in front of each message and moves the message only when its length needs more, and
  * writes IDs straight from their hex.
+ *
+ * Encoding comes in two steps, so that a span can be encoded soon after it ends and wait for its
+ * batch as bytes (span-batcher.ts): `encodeSpans` writes each span's message, `traceRequestOf`
+ * puts encoded spans into a request, grouped by resource and scope.
  */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
-  return runNow(encodeTraceSteps(spans));
+  return traceRequestOf(encodeSpans(spans));
 }
 
-/** Spans encoded between two steps: ~16 × 3 µs, well inside a slice, and few checks of the clock. */
-export const SPANS_PER_STEP = 16;
+type Resource = ReadableSpan['resource'];
+type Scope = ReadableSpan['instrumentationScope'];
+
+/** A span's message as a request carries it (its field of ScopeSpans, tag and length included), with the resource and scope it is filed under. */
+export class EncodedSpan {
+  constructor(
+    readonly resource: Resource,
+    readonly instrumentationScope: Scope,
+    /** The chunk its bytes are in, from `start` to `end`: one object a span where a view on them would be two. */
+    readonly chunk: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  get bytes(): Uint8Array {
+    return this.chunk.subarray(this.start, this.end);
+  }
+}
 
 /**
- * The same bytes, in steps (util/slices.ts): it yields every SPANS_PER_STEP spans, so a large batch
- * can be encoded a slice of the event loop at a time. The outer messages (ResourceSpans, ScopeSpans) are
- * opened and closed around their spans by hand, since a step cannot end inside `nested`'s callback.
+ * Each span's message, written into a chunk of bytes shared with the spans encoded before and
+ * after it: a span held as its bytes is a small object and its share of a chunk outside V8's heap,
+ * where the span object kept its attributes, times and contexts in the young generation for every
+ * scavenge until its batch left. A chunk is let go once the batches of all its spans have.
  */
-export function* encodeTraceSteps(spans: readonly ReadableSpan[]): Generator<void, Uint8Array> {
-  const w = new Writer(spans.length * bytesPerSpan + 4096);
-  let encoded = 0;
+export function encodeSpans(spans: readonly ReadableSpan[]): EncodedSpan[] {
+  const encoded = new Array<EncodedSpan>(spans.length);
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]!;
+    if (chunk.buf.length - chunk.pos < ROOM_FOR_A_SPAN) chunk = new Writer(CHUNK_BYTES);
+    const start = chunk.pos;
+    nested(chunk, SCOPE_SPANS_SPANS, 2, span, undefined, spanMessage);
+    encoded[i] = new EncodedSpan(span.resource, span.instrumentationScope, chunk.buf, start, chunk.pos);
+    // A span too big for the chunk grew it into a buffer of its own: the spans after it start a new chunk.
+    if (chunk.buf.length > CHUNK_BYTES) chunk = new Writer(CHUNK_BYTES);
+  }
+  return encoded;
+}
+
+/** Chunks hold a few hundred ordinary spans; a span starts a new one when fewer bytes than an ordinary span's bound are left. */
+const CHUNK_BYTES = 64 * 1024;
+const ROOM_FOR_A_SPAN = 2048;
+let chunk = new Writer(CHUNK_BYTES);
+
+/** The request for encoded spans: each resource once, each of its scopes once, the spans under them in the order given. */
+export function traceRequestOf(spans: readonly EncodedSpan[]): Uint8Array {
+  let size = 4096;
+  for (const span of spans) size += span.length;
+  const w = new Writer(size);
   for (const [resource, scopes] of groupByResourceAndScope(spans)) {
     w.tag(REQUEST_RESOURCE_SPANS);
     const resourceAt = w.start(3);
@@ -40,10 +85,7 @@ export function* encodeTraceSteps(spans: readonly ReadableSpan[]): Generator<voi
       w.tag(RESOURCE_SPANS_SCOPE_SPANS);
       const scopeAt = w.start(3);
       nested(w, SCOPE_SPANS_SCOPE, 1, scope, undefined, scopeMessage);
-      for (const span of list) {
-        nested(w, SCOPE_SPANS_SPANS, 2, span, undefined, spanMessage);
-        if (++encoded % SPANS_PER_STEP === 0) yield;
-      }
+      for (const span of list) w.raw(span.chunk, span.start, span.end);
       if (scope.schemaUrl) {
         w.tag(SCOPE_SPANS_SCHEMA_URL);
         w.string(scope.schemaUrl);
@@ -56,21 +98,17 @@ export function* encodeTraceSteps(spans: readonly ReadableSpan[]): Generator<voi
     }
     w.end(resourceAt, 3);
   }
-  if (spans.length > 0) bytesPerSpan = Math.min(MAX_BYTES_PER_SPAN, Math.ceil(w.pos / spans.length) + 16);
   return w.buf.subarray(0, w.pos);
 }
 
 /**
  * Runs the encoder once on a made-up span (every field kind: parent, attributes of each value
  * type, an event, a link, a status message) so that its code is compiled before the app runs (the
- * uploads' warm-up in the preload, uploads.ts) and not inside the first real batch's turn, where it would
- * hold the app's event loop (bench/big-app.mjs measures that first second). The size guess is left
- * as it was.
+ * uploads' warm-up in the preload, uploads.ts) and not inside the turn that encodes the first real
+ * spans, where it would hold the app's event loop (bench/big-app.mjs measures that first second).
  */
 export function prepareTraceEncoder(): void {
-  const guess = bytesPerSpan;
   encodeTraceRequest([WARM_UP_SPAN]);
-  bytesPerSpan = guess;
 }
 
 const WARM_UP_CONTEXT = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
@@ -93,11 +131,6 @@ const WARM_UP_SPAN = {
   duration: [0, 1],
   ended: true,
 } as unknown as ReadableSpan;
-
-/** The last batch's size per span, so a batch's buffer is rarely grown. */
-let bytesPerSpan = 256;
-/** Bounds the guess: one batch of a few huge spans must not make every later batch allocate megabytes. */
-const MAX_BYTES_PER_SPAN = 2048;
 
 const REQUEST_RESOURCE_SPANS = tag(1, 2);
 const RESOURCE_SPANS_RESOURCE = tag(1, 2);
@@ -146,12 +179,9 @@ const FLAGS_HAS_IS_REMOTE = 0x100;
 const FLAGS_IS_REMOTE = 0x200;
 const spanFlags = (traceFlags: number, isRemote: boolean | undefined) => (traceFlags & 0xff) | FLAGS_HAS_IS_REMOTE | (isRemote ? FLAGS_IS_REMOTE : 0);
 
-type Resource = ReadableSpan['resource'];
-type Scope = ReadableSpan['instrumentationScope'];
-
-/** Spans by resource, then by instrumentation scope (by identity, in order of first appearance). */
-function groupByResourceAndScope(spans: readonly ReadableSpan[]): Map<Resource, Map<Scope, ReadableSpan[]>> {
-  const resources = new Map<Resource, Map<Scope, ReadableSpan[]>>();
+/** Encoded spans by resource, then by instrumentation scope (by identity, in order of first appearance). */
+function groupByResourceAndScope(spans: readonly EncodedSpan[]): Map<Resource, Map<Scope, EncodedSpan[]>> {
+  const resources = new Map<Resource, Map<Scope, EncodedSpan[]>>();
   for (const span of spans) {
     let scopes = resources.get(span.resource);
     if (scopes === undefined) resources.set(span.resource, (scopes = new Map()));

@@ -1,53 +1,72 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Config } from '../../config/index.js';
-import { type Logger, reason } from '../../log.js';
+import type { Logger } from '../../log.js';
+import { otlpJsonTraceSerializer } from '../../vendor.js';
 import type { FinalData } from '../destination.js';
 import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
-import { gzip, gzipSync } from '../../util/gzip.js';
-import { InProgress } from '../../util/in-progress.js';
-import { gzipped, otlpRequestBuilder, type SpanRequests } from './otlp-request.js';
+import { countText, DEFAULT_TRACES_URL } from './otlp-request.js';
+import { OtlpSignalSender, type SignalEncoding } from './otlp-signal-upstream.js';
+import { type EncodedSpan, encodeSpans, prepareTraceEncoder, traceRequestOf } from './otlp-trace-encode.js';
+
+const SPANS = { kind: 'spans', noun: 'span batch', what: (spans: readonly unknown[]) => countText(spans.length, 'span') } as const;
+
+/** Span objects: JSON by the SDK's serializer (loaded at start-up, by prepare), protobuf by ours. */
+const SPAN_OBJECTS: SignalEncoding<ReadableSpan> = {
+  ...SPANS,
+  serializer: (json) => {
+    if (!json) return (spans) => traceRequestOf(encodeSpans(spans));
+    const serializer = otlpJsonTraceSerializer();
+    return (spans) => serializer.serializeRequest(spans);
+  },
+};
+
+/** Spans already encoded (protobuf): a request put together from their bytes; our encoder runs once at start-up, by prepare. */
+const ENCODED_SPANS: SignalEncoding<EncodedSpan> = {
+  ...SPANS,
+  serializer: () => {
+    prepareTraceEncoder();
+    return traceRequestOf;
+  },
+};
 
 /**
- * Span batches to an OTLP/HTTP traces endpoint (protobuf or JSON): each batch encoded a slice of
- * the event loop at a time, gzipped in the threadpool when OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION
- * asks, then sent. Batches still in progress are remembered, so that at exit — where no further
- * turn comes — they are encoded (and gzipped) synchronously instead of lost.
+ * Span batches to an OTLP/HTTP traces endpoint (otlp-signal-upstream.ts, as metrics and logs): over
+ * http/protobuf the spans arrive encoded (tracing/encoded-span-queue.ts) and a batch's request is
+ * put together from their bytes; over http/json the SDK's serializer writes the span objects.
  */
 export class OtlpTracesUpstream implements Upstream {
-  private readonly toRequests: SpanRequests;
-  private readonly inProgress = new InProgress<ReadableSpan[]>();
-  private readonly gzip: boolean;
+  private readonly objects: OtlpSignalSender<ReadableSpan>;
+  private readonly encoded: OtlpSignalSender<EncodedSpan> | undefined;
 
-  constructor(
-    traces: Config['traces'],
-    private readonly send: Send,
-    private readonly log: Logger,
-  ) {
-    this.toRequests = otlpRequestBuilder(traces);
-    this.gzip = traces.gzip;
+  constructor(traces: Config['traces'], send: Send, log: Logger) {
+    const endpoint = { ...traces, endpoint: traces.endpoint ?? DEFAULT_TRACES_URL };
+    this.objects = new OtlpSignalSender(endpoint, SPAN_OBJECTS, send, log);
+    if (traces.protocol !== 'http/json') this.encoded = new OtlpSignalSender(endpoint, ENCODED_SPANS, send, log);
+  }
+
+  /** Whether spans come to it encoded (http/protobuf): through `encodedSpans` then, else `spans`. */
+  get takesEncodedSpans(): boolean {
+    return this.encoded !== undefined;
   }
 
   prepare(): void {
-    this.toRequests.prepare();
+    (this.encoded ?? this.objects).prepare();
   }
 
   spans(batch: ReadableSpan[]): void {
-    const encoded = this.toRequests.sliced(batch);
-    this.inProgress.add(
-      batch,
-      this.gzip ? encoded.then((requests) => Promise.all(requests.map(async (request) => gzipped(request, await gzip(request.body))))) : encoded,
-      (requests) => requests.forEach(this.send),
-      (error) => this.log.warnOnce('encode-spans', `could not encode a span batch: ${reason(error)}; dropping it`),
-    );
+    this.objects.add(batch);
+  }
+
+  encodedSpans(batch: EncodedSpan[]): void {
+    this.encoded?.add(batch);
   }
 
   settle(): Promise<void> {
-    return this.inProgress.settle();
+    return Promise.all([this.objects.settle(), this.encoded?.settle()]).then(() => undefined);
   }
 
   owedSync(last: FinalData): Outgoing[] {
-    const requests = [...this.inProgress.take(), ...last.spanBatches].flatMap((batch) => this.toRequests(batch));
-    return this.gzip ? requests.map((request) => gzipped(request, gzipSync(request.body))) : requests;
+    return [...this.objects.owedSync(last.spanBatches), ...(this.encoded?.owedSync(last.encodedSpanBatches ?? []) ?? [])];
   }
 }

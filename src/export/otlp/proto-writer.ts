@@ -127,6 +127,15 @@ export class Writer {
     this.pos += value.length;
   }
 
+  /** Bytes already encoded (a message with its tag and length), `from` to `to` of `source`, as they are: copied by hand, since the messages are short and a view to copy from is an object each. */
+  raw(source: Uint8Array, from: number, to: number): void {
+    this.ensure(to - from);
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = from; i < to; i++) b[p++] = source[i]!;
+    this.pos = p;
+  }
+
   /** UTF-8, written directly while the string is ASCII (nearly every attribute is). */
   string(value: string): void {
     const length = value.length;
