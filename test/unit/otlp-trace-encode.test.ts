@@ -257,7 +257,7 @@ it('grows its buffer when the batch is far bigger than the last one', () => {
   assertSdkBytes(big);
 });
 
-it('a huge span keeps a buffer of its own alive: the spans before and after it share ordinary chunks', () => {
+it('a span bigger than the room left keeps its own bytes alone alive: the spans before and after it share ordinary chunks', () => {
   const { provider, ended } = collectingProvider({ 'service.name': 'small' });
   const tracer = provider.getTracer('small');
   for (let i = 0; i < 50; i++) tracer.startSpan(`GET /${i}`, { attributes: { 'http.route': '/items/:id' } }).end();
@@ -268,7 +268,8 @@ it('a huge span keeps a buffer of its own alive: the spans before and after it s
   const encoded = encodeSpans(spans);
   assert.deepEqual(traceRequestOf(encoded), ProtobufTraceSerializer.serializeRequest(spans));
   const bufferOf = (span: EncodedSpan) => span.bytes.buffer.byteLength;
-  assert.ok(bufferOf(encoded[25]!) >= 1_000_000);
+  assert.equal(bufferOf(encoded[25]!), encoded[25]!.length, 'exactly its bytes, not the grown chunk');
+  assert.ok(encoded[25]!.length >= 1_000_000);
   for (const span of [...encoded.slice(0, 25), ...encoded.slice(26)]) assert.ok(bufferOf(span) <= 64 * 1024, `${bufferOf(span)} bytes kept by a small span`);
   assert.notEqual(encoded[26]!.bytes.buffer, encoded[25]!.bytes.buffer);
 });

@@ -17,7 +17,7 @@ import { nested, tag, Writer } from './proto-writer.js';
  * writes IDs straight from their hex.
  *
  * Encoding comes in two steps, so that a span can be encoded soon after it ends and wait for its
- * batch as bytes (span-batcher.ts): `encodeSpans` writes each span's message, `traceRequestOf`
+ * batch as bytes (tracing/encoded-span-queue.ts): `encodeSpans` writes each span's message, `traceRequestOf`
  * puts encoded spans into a request, grouped by resource and scope.
  */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
@@ -47,6 +47,11 @@ export class EncodedSpan {
   }
 }
 
+/** Chunks hold a few hundred ordinary spans; a span starts a new one when fewer bytes than an ordinary span's bound are left. */
+const CHUNK_BYTES = 64 * 1024;
+const ROOM_FOR_A_SPAN = 2048;
+let chunk = new Writer(CHUNK_BYTES);
+
 /**
  * Each span's message, written into a chunk of bytes shared with the spans encoded before and
  * after it: a span held as its bytes is a small object and its share of a chunk outside V8's heap,
@@ -60,17 +65,18 @@ export function encodeSpans(spans: readonly ReadableSpan[]): EncodedSpan[] {
     if (chunk.buf.length - chunk.pos < ROOM_FOR_A_SPAN) chunk = new Writer(CHUNK_BYTES);
     const start = chunk.pos;
     nested(chunk, SCOPE_SPANS_SPANS, 2, span, undefined, spanMessage);
-    encoded[i] = new EncodedSpan(span.resource, span.instrumentationScope, chunk.buf, start, chunk.pos);
-    // A span too big for the chunk grew it into a buffer of its own: the spans after it start a new chunk.
-    if (chunk.buf.length > CHUNK_BYTES) chunk = new Writer(CHUNK_BYTES);
+    if (chunk.buf.length > CHUNK_BYTES) {
+      // A span bigger than the room left grew the chunk into a larger copy: it keeps its own bytes
+      // alone, not the copy, and the spans after it start a new chunk.
+      const own = chunk.buf.slice(start, chunk.pos);
+      encoded[i] = new EncodedSpan(span.resource, span.instrumentationScope, own, 0, own.length);
+      chunk = new Writer(CHUNK_BYTES);
+    } else {
+      encoded[i] = new EncodedSpan(span.resource, span.instrumentationScope, chunk.buf, start, chunk.pos);
+    }
   }
   return encoded;
 }
-
-/** Chunks hold a few hundred ordinary spans; a span starts a new one when fewer bytes than an ordinary span's bound are left. */
-const CHUNK_BYTES = 64 * 1024;
-const ROOM_FOR_A_SPAN = 2048;
-let chunk = new Writer(CHUNK_BYTES);
 
 /** The request for encoded spans: each resource once, each of its scopes once, the spans under them in the order given. */
 export function traceRequestOf(spans: readonly EncodedSpan[]): Uint8Array {
