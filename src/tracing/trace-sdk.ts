@@ -64,7 +64,7 @@ function resourceOf(serviceName: string, detectorNames: DetectorName[]) {
   // its attributes until waitForAsyncAttributes() has run: the SDK's BatchSpanProcessor calls it
   // before its first export, our span path reads the attributes directly, so it is called here once.
   // The attributes are then read once: the resource builds and keeps them at the first read, which
-  // would otherwise fall in the first span batch's encoding.
+  // would otherwise fall in the first span request's assembly (otlp-trace-encode.ts, traceRequestOf).
   resource
     .waitForAsyncAttributes?.()
     .then(() => resource.attributes)

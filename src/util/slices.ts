@@ -4,7 +4,7 @@
  * ~`sliceMs` (`runSliced`), or through in one go where the loop no longer turns (`runNow`: exit).
  */
 
-/** Longest stretch of the event loop our sliced work (a profile window's build and encoding, a span batch's encoding) takes before letting the app run. */
+/** Longest stretch of the event loop our sliced work (a profile window's build and encoding, the encoding of ended spans) takes before letting the app run. */
 export const SLICE_MS = 2;
 
 /** The next turn of the event loop, after the I/O callbacks already waiting. */
