@@ -34,7 +34,7 @@ export class EncodedSpanQueue {
   private ended: ReadableSpan[] = [];
   private encoding: NodeJS.Immediate | undefined;
   private encodingLater: NodeJS.Timeout | undefined;
-  private readonly encodeEnded = (): void => this.encodeSlice();
+  private readonly encodeEnded = (): void => this.encodeFor(SLICE_MS);
 
   constructor(private readonly options: EncodedSpanQueueOptions) {
     // Never full: a span is taken only while the queue, with the spans not yet encoded, has room (add).
@@ -63,25 +63,22 @@ export class EncodedSpanQueue {
     return this.batcher.takeBuffered();
   }
 
-  /** The spans that ended, encoded a piece at a time for up to ~SLICE_MS; the rest in the next turn. */
-  private encodeSlice(): void {
+  /** Every span not yet encoded, now (a flush, the exit). */
+  private encodeAll(): void {
+    this.encodeFor(Number.POSITIVE_INFINITY);
+  }
+
+  /** The spans that ended, encoded a piece at a time for up to ~`ms`; the rest in the next turn. */
+  private encodeFor(ms: number): void {
     this.stopEncoding();
     const start = performance.now();
     let from = 0;
-    while (from < this.ended.length && performance.now() - start < SLICE_MS) {
+    while (from < this.ended.length && performance.now() - start < ms) {
       this.encodePiece(this.ended.slice(from, from + SPANS_PER_PIECE));
       from += SPANS_PER_PIECE;
     }
     this.ended = this.ended.slice(from);
     if (this.ended.length > 0) this.encoding = setImmediate(this.encodeEnded);
-  }
-
-  /** Every span not yet encoded, now. */
-  private encodeAll(): void {
-    this.stopEncoding();
-    const ended = this.ended;
-    this.ended = [];
-    for (let from = 0; from < ended.length; from += SPANS_PER_PIECE) this.encodePiece(ended.slice(from, from + SPANS_PER_PIECE));
   }
 
   /** Spans into the queue as their bytes; a span that cannot be encoded is reported and left out, never thrown into the app. */

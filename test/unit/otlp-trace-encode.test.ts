@@ -267,11 +267,11 @@ it('a span bigger than the room left keeps its own bytes alone alive: the spans 
   const spans = [...ended.slice(0, 25), huge, ...ended.slice(25)];
   const encoded = encodeSpans(spans);
   assert.deepEqual(traceRequestOf(encoded), ProtobufTraceSerializer.serializeRequest(spans));
-  const bufferOf = (span: EncodedSpan) => span.bytes.buffer.byteLength;
+  const bufferOf = (span: EncodedSpan) => span.chunk.buffer.byteLength;
   assert.equal(bufferOf(encoded[25]!), encoded[25]!.length, 'exactly its bytes, not the grown chunk');
   assert.ok(encoded[25]!.length >= 1_000_000);
   for (const span of [...encoded.slice(0, 25), ...encoded.slice(26)]) assert.ok(bufferOf(span) <= 64 * 1024, `${bufferOf(span)} bytes kept by a small span`);
-  assert.notEqual(encoded[26]!.bytes.buffer, encoded[25]!.bytes.buffer);
+  assert.notEqual(encoded[26]!.chunk.buffer, encoded[25]!.chunk.buffer);
 });
 
 it('decodes (independently of the SDK) to the spans that were made', () => {

@@ -41,16 +41,13 @@ export class EncodedSpan {
   get length(): number {
     return this.end - this.start;
   }
-
-  get bytes(): Uint8Array {
-    return this.chunk.subarray(this.start, this.end);
-  }
 }
 
 /** Chunks hold a few hundred ordinary spans; a span starts a new one when fewer bytes than an ordinary span's bound are left. */
 const CHUNK_BYTES = 64 * 1024;
 const ROOM_FOR_A_SPAN = 2048;
-let chunk = new Writer(CHUNK_BYTES);
+/** The chunk being filled; made at the first encoding (the uploads' warm-up), not when the preload loads. */
+let chunk: Writer | undefined;
 
 /**
  * Each span's message, written into a chunk of bytes shared with the spans encoded before and
@@ -62,7 +59,7 @@ export function encodeSpans(spans: readonly ReadableSpan[]): EncodedSpan[] {
   const encoded = new Array<EncodedSpan>(spans.length);
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i]!;
-    if (chunk.buf.length - chunk.pos < ROOM_FOR_A_SPAN) chunk = new Writer(CHUNK_BYTES);
+    if (chunk === undefined || chunk.buf.length - chunk.pos < ROOM_FOR_A_SPAN) chunk = new Writer(CHUNK_BYTES);
     const start = chunk.pos;
     nested(chunk, SCOPE_SPANS_SPANS, 2, span, undefined, spanMessage);
     if (chunk.buf.length > CHUNK_BYTES) {
