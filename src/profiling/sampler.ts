@@ -108,8 +108,14 @@ export interface ContextHolder {
   readonly 0: unknown;
 }
 
+/** What every context slot tells: whether a sample has been recorded with a context since a given moment. */
+export interface SampleCount {
+  /** Samples recorded with a context on this thread so far: never goes back, and moves at every stop (Sampler.samplesTaken). */
+  samplesTaken(): number;
+}
+
 /** The sampler's context slot in the async frame (AsyncContextFrame: Node 24+, or 22 with the flag). */
-export interface FrameSlot {
+export interface FrameSlot extends SampleCount {
   /** The key the sampler looks its holder up under in the current async frame. */
   readonly key: AsyncLocalStorage<object | undefined>;
   /** An object the sampler reads `value` from when it finds it under `key`; undefined when not sampling. */
@@ -117,7 +123,7 @@ export interface FrameSlot {
 }
 
 /** The sampler's one global context slot (no AsyncContextFrame). */
-export interface GlobalSlot {
+export interface GlobalSlot extends SampleCount {
   /** Points the slot at `value` from now on. */
   set(value: object | undefined): void;
 }
@@ -138,6 +144,8 @@ export class Sampler {
   private records = 0;
   private countField = 0;
   private dropped = false;
+  /** What `samplesTaken` counted before the current profile: see there. */
+  private samplesBefore = 0;
 
   constructor(private readonly options: SamplerOptions) {
     this.frameKey = options.useFrame ? new AsyncLocalStorage<object | undefined>() : undefined;
@@ -195,7 +203,9 @@ export class Sampler {
   stop(restart: boolean): TimeProfile | undefined {
     const native = this.native;
     if (native === undefined) return undefined;
-    this.dropped = this.options.withContexts && native.state[this.countField]! >= this.records;
+    const recorded = native.state[this.countField]!;
+    this.dropped = this.options.withContexts && recorded >= this.records;
+    this.samplesBefore += recorded + 1;
     const profile = native.stop(restart);
     if (restart) {
       ({ stuck: this.stuck, suspectMicros: this.suspectMicros } = judgeStuck(
@@ -228,6 +238,17 @@ export class Sampler {
   /** What the last `stop(true)` found of V8's profiler getting stuck: 0, 1 (maybe) or 2 (certainly). */
   get stuckAtLastStop(): number {
     return this.stuck;
+  }
+
+  /**
+   * Samples recorded with a context on this thread so far. The native count (`kSampleCount`, moved
+   * by wall.cc's `PushContext` each time it keeps a sample's context) starts again at every stop, so
+   * the counts of the profiles before are added, plus one a stop: a span whose life held a stop
+   * always sees this move, even if no sample was taken in it — a stop's samples can land between
+   * the count read here and the native stop, unseen by JavaScript.
+   */
+  samplesTaken(): number {
+    return this.samplesBefore + (this.native?.state[this.countField] ?? 0);
   }
 
   /** Sets the context slot (the global one, or the current frame's in place). */

@@ -114,11 +114,11 @@ export class TimeSource implements ProfileSource {
   /** The sampler's context slot in the async frame (AsyncContextFrame only). */
   get frameSlot(): FrameSlot | undefined {
     const key = this.sampler.frameKey;
-    return key === undefined ? undefined : { key, holder: (value) => this.sampler.holder(value) };
+    return key === undefined ? undefined : { key, holder: (value) => this.sampler.holder(value), samplesTaken: () => this.sampler.samplesTaken() };
   }
 
   /** The sampler's one global context slot (no AsyncContextFrame). */
-  readonly globalSlot: GlobalSlot = { set: (value) => this.sampler.set(value) };
+  readonly globalSlot: GlobalSlot = { set: (value) => this.sampler.set(value), samplesTaken: () => this.sampler.samplesTaken() };
 
   /** What the last stop (a gather or a cut) found of V8's profiler getting stuck: 0 nothing, 1 maybe, 2 certainly (Sampler.stuckAtLastStop). */
   get stuckAtLastStop(): number {

@@ -2,7 +2,7 @@ import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
 import type { ContextHolder, FrameSlot } from '../profiling/sampler.js';
 import { otelApi } from '../vendor.js';
-import type { LabelRegistry, SpanLabels } from './labels.js';
+import { type LabelRegistry, type SampleContext, sampleContextOf, type SpanLabels } from './labels.js';
 import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
 type With = ContextManager['with'];
@@ -26,8 +26,8 @@ type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: un
  * two global handles and a weak callback, and making one per context entered showed in the CPU of
  * every request (docs/performance.md, "CPU per request"). The labels keep
  * their holder through a WeakRef, and only while their span runs (SpanLabels.frameHolder): the
- * holder keeps its labels through a strong global handle, so a strong reference back would keep
- * both forever.
+ * holder keeps its value — the labels' SampleContext, which keeps the labels — through a strong
+ * global handle, so a strong reference back would keep both forever.
  *
  * A span that has ended gets no holder: work still running in its context afterwards (a pooled
  * socket's handlers) is not the span's, which is also what `SpanLabels.covers` decides for samples.
@@ -38,13 +38,13 @@ type Enter = (context: Context, fn: (...args: unknown[]) => unknown, thisArg: un
 export function frameLinker(registry: LabelRegistry, slot: FrameSlot): Linking {
   /** Labels that get a holder: those of a span still running (see above). */
   const running = (labels: SpanLabels | undefined): labels is SpanLabels => labels !== undefined && labels.endedAtMicros === undefined;
-  /** The labels of the holder in the key now (the addon keeps them at the holder's index 0). */
-  const heldNow = (): SpanLabels | undefined => (slot.key.getStore() as ContextHolder | undefined)?.[0] as SpanLabels | undefined;
+  /** The labels of the holder in the key now (the addon keeps its value at the holder's index 0). */
+  const heldNow = (): SpanLabels | undefined => ((slot.key.getStore() as ContextHolder | undefined)?.[0] as SampleContext | undefined)?.labels;
   const holderFor = (labels: SpanLabels | undefined): object | undefined => {
     if (!running(labels)) return undefined;
     const kept = labels.frameHolder?.deref();
     if (kept !== undefined) return kept;
-    const holder = slot.holder(labels);
+    const holder = slot.holder(sampleContextOf(labels, slot));
     if (holder !== undefined) labels.frameHolder = new WeakRef(holder);
     return holder;
   };

@@ -1,4 +1,5 @@
 import type { Context } from '@opentelemetry/api';
+import type { SampleCount } from '../profiling/sampler.js';
 import { otelApi } from '../vendor.js';
 import { LABEL_SPAN_ID, LABEL_SPAN_NAME, LABEL_TRACE_ID, MAX_LABEL_VALUE_BYTES } from '../wire.js';
 import { spanNameShapes } from './span-name-shape.js';
@@ -42,12 +43,14 @@ export class SpanLabels {
   endedAtMicros: number | undefined;
   /**
    * The sampler's holder of these labels while the span runs (span-link/frame-context.ts), held
-   * weakly: the holder holds the labels strongly, from a native global handle. Dropped when the
+   * weakly: the holder holds them strongly (through their SampleContext, from a native global handle). Dropped when the
    * span ends: V8's scavenges treat a WeakRef's target as strong, so a reference kept past the span
    * made the labels and their holder (and all they reach) outlive every young-generation collection
    * until a major one.
    */
   frameHolder: WeakRef<object> | undefined = undefined;
+  /** What the sampler records with the samples taken in this span, once linking handed it one (`sampleContextOf`). */
+  sampleContext: SampleContext | undefined = undefined;
   /** Called once when the span ends: a profile window waits for it (window-hold.ts). */
   whenEnded: (() => void) | undefined = undefined;
 
@@ -69,6 +72,7 @@ export class SpanLabels {
     this.endedAtMicros = endedAtMicros;
     this.span = undefined;
     this.frameHolder = undefined;
+    this.sampleContext?.spanEnded();
     if (this.whenEnded) {
       const whenEnded = this.whenEnded;
       this.whenEnded = undefined;
@@ -93,6 +97,33 @@ export class SpanLabels {
     if (withTraceId) labels[LABEL_TRACE_ID] = this.traceId;
     return labels;
   }
+}
+
+/**
+ * What the sampler records with a sample taken in a span, for its labels: the sampler keeps its
+ * contexts from native handles, and the AsyncContextFrame holder that hands this to it keeps it a
+ * garbage collection longer than the request's own objects (its strong handle is let go from the
+ * holder's weak callback, wall.cc `PersistentContextPtr`). So every request's labels would survive
+ * a scavenge; this small object survives instead, and lets the labels go when the span ends with
+ * no sample recorded since it was made — most requests, at a 10 ms interval. Samples recorded
+ * after that read no span, as they would through `SpanLabels.covers`: none was taken in the span.
+ */
+export class SampleContext {
+  constructor(
+    public labels: SpanLabels | undefined,
+    private readonly count: SampleCount,
+    private readonly samplesAtStart: number,
+  ) {}
+
+  /** The span ended: its labels are let go unless a sample may carry them. */
+  spanEnded(): void {
+    if (this.count.samplesTaken() === this.samplesAtStart) this.labels = undefined;
+  }
+}
+
+/** The context the sampler records for `labels`' span: one per labels object, made at its first use. */
+export function sampleContextOf(labels: SpanLabels, count: SampleCount): SampleContext {
+  return (labels.sampleContext ??= new SampleContext(labels, count, count.samplesTaken()));
 }
 
 /**
@@ -132,5 +163,8 @@ const CLOCK_SKEW_MICROS = 2_000;
 /** The sampler's question "whose sample is this?", answered from the context it recorded and when it was taken (monotonic µs): the span's labels, if the span still covered the sample. */
 export function spanOfSample(samplingIntervalMicros: number): (sample: { context?: unknown }, sampledAtMicros: number) => SpanLabels | undefined {
   const grace = Math.max(samplingIntervalMicros, CLOCK_SKEW_MICROS);
-  return ({ context }, sampledAtMicros) => (context instanceof SpanLabels && context.covers(sampledAtMicros, grace) ? context : undefined);
+  return ({ context }, sampledAtMicros) => {
+    const labels = context instanceof SampleContext ? context.labels : undefined;
+    return labels?.covers(sampledAtMicros, grace) ? labels : undefined;
+  };
 }

@@ -2,7 +2,7 @@ import { createHook } from 'node:async_hooks';
 import type { Context, ContextManagementToken, ContextManager } from '@opentelemetry/api';
 import type { GlobalSlot } from '../profiling/sampler.js';
 import { otelApi } from '../vendor.js';
-import type { LabelRegistry, SpanLabels } from './labels.js';
+import { type LabelRegistry, sampleContextOf, type SpanLabels } from './labels.js';
 import { applyTo, claimForLinking, type Linking, type SampleOwner } from './linking.js';
 
 type With = ContextManager['with'];
@@ -26,7 +26,7 @@ export function slotLinker(registry: LabelRegistry, slot: GlobalSlot): Linking {
   const write = (labels: SpanLabels | undefined): void => {
     if (labels === current) return;
     current = labels;
-    slot.set(labels);
+    slot.set(labels && sampleContextOf(labels, slot));
   };
   /** Points the slot at the labels of whatever context is active right now. */
   const follow = (): void => write(followed === undefined ? undefined : registry.of(followed.active()));

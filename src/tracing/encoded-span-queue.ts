@@ -6,10 +6,6 @@ import { SLICE_MS } from '../util/slices.js';
 
 /** Spans encoded between two looks at the clock (~16 × 2 µs). */
 export const SPANS_PER_PIECE = 16;
-/** As many ended spans start their encoding in the next turn of the event loop. */
-export const ENCODE_AT = 64;
-/** The longest ended spans wait for their encoding when fewer than ENCODE_AT have ended. */
-export const ENCODE_WITHIN_MS = 20;
 
 export interface EncodedSpanQueueOptions extends Omit<BatcherOptions<EncodedSpan>, 'onDrop' | 'onBatch'>, SpanEncoder {
   /** Each span as it leaves (span-batcher.ts), applied before it is encoded. */
@@ -19,21 +15,21 @@ export interface EncodedSpanQueueOptions extends Omit<BatcherOptions<EncodedSpan
 }
 
 /**
- * Spans waiting for their batch as their bytes (the destination sends OTLP/protobuf): once
- * ENCODE_AT spans have ended, they are encoded in the next turn of the event loop (a slice of
- * at most ~SLICE_MS; what is left, in the turn after), fewer within ENCODE_WITHIN_MS, and the span
- * objects are let go; the bytes are batched with OTEL_BSP_* semantics (util/batcher.ts). A batch
- * fills in tens of milliseconds under load and takes up to OTEL_BSP_SCHEDULE_DELAY when idle: span
- * objects held that long survive the young generation's scavenges — copied, then promoted to the
- * old generation for the major collector to find — where their bytes wait outside V8's heap
- * (bench/scavenge-survivors.mjs counts what survives).
+ * Spans waiting for their batch as their bytes (the destination sends OTLP/protobuf): the spans
+ * that end while the app's code runs are encoded right after it, in an immediate (a slice of at
+ * most ~SLICE_MS; what is left, in the next turn), never inside the app's `span.end()`, and the
+ * span objects are let go; the bytes are batched with OTEL_BSP_* semantics (util/batcher.ts). A
+ * batch fills in tens of milliseconds under load and takes up to OTEL_BSP_SCHEDULE_DELAY when
+ * idle: span objects held that long survive the young generation's scavenges — copied, then
+ * promoted to the old generation for the major collector to find — where their bytes wait outside
+ * V8's heap; and every span still waiting at a scavenge is copied once, so they wait as short a
+ * time as the event loop allows (bench/scavenge-survivors.mjs counts what survives).
  */
 export class EncodedSpanQueue {
   private readonly batcher: Batcher<EncodedSpan>;
   /** Spans ended and not yet encoded. */
   private ended: ReadableSpan[] = [];
   private encoding: NodeJS.Immediate | undefined;
-  private encodingLater: NodeJS.Timeout | undefined;
   private readonly encodeEnded = (): void => this.encodeFor(SLICE_MS);
 
   constructor(private readonly options: EncodedSpanQueueOptions) {
@@ -47,8 +43,7 @@ export class EncodedSpanQueue {
       return;
     }
     this.ended.push(span);
-    if (this.ended.length >= ENCODE_AT) this.encoding ??= setImmediate(this.encodeEnded);
-    else this.encodingLater ??= setTimeout(this.encodeEnded, ENCODE_WITHIN_MS).unref();
+    this.encoding ??= setImmediate(this.encodeEnded);
   }
 
   /** Hands everything queued to the destination, in batches. */
@@ -70,7 +65,8 @@ export class EncodedSpanQueue {
 
   /** The spans that ended, encoded a piece at a time for up to ~`ms`; the rest in the next turn. */
   private encodeFor(ms: number): void {
-    this.stopEncoding();
+    if (this.encoding !== undefined) clearImmediate(this.encoding);
+    this.encoding = undefined;
     const start = performance.now();
     let from = 0;
     while (from < this.ended.length && performance.now() - start < ms) {
@@ -90,12 +86,5 @@ export class EncodedSpanQueue {
       if (spans.length === 1) this.options.onError(error);
       else for (const span of spans) this.encodePiece([span]);
     }
-  }
-
-  private stopEncoding(): void {
-    if (this.encoding !== undefined) clearImmediate(this.encoding);
-    if (this.encodingLater !== undefined) clearTimeout(this.encodingLater);
-    this.encoding = undefined;
-    this.encodingLater = undefined;
   }
 }

@@ -12,7 +12,7 @@ import { labelsOf, ownReads, tagCommand } from '../../src/clients/requests.js';
 import { wrapMethod } from '../../src/tracing/package-hooks.js';
 import type { FrameSlot } from '../../src/profiling/sampler.js';
 import { frameLinker } from '../../src/span-link/frame-context.js';
-import { LabelRegistry, SpanLabels } from '../../src/span-link/labels.js';
+import { LabelRegistry, type SampleContext, SpanLabels } from '../../src/span-link/labels.js';
 import { type Linking, NO_OWNER } from '../../src/span-link/linking.js';
 import { slotLinker } from '../../src/span-link/slot-context.js';
 
@@ -24,15 +24,16 @@ const linkers: [string, () => { linking: Linking; sampled: () => SpanLabels | un
     'frames (AsyncContextFrame)',
     () => {
       const key = new AsyncLocalStorage<object | undefined>();
-      const slot: FrameSlot = { key, holder: (l) => ({ 0: l as SpanLabels }) };
-      return { linking: frameLinker(new LabelRegistry(), slot), sampled: () => (key.getStore() as { 0: SpanLabels } | undefined)?.[0] };
+      const slot: FrameSlot = { key, holder: (l) => ({ 0: l as SampleContext }), samplesTaken: () => 0 };
+      return { linking: frameLinker(new LabelRegistry(), slot), sampled: () => (key.getStore() as { 0: SampleContext } | undefined)?.[0].labels };
     },
   ],
   [
     'global slot (no AsyncContextFrame)',
     () => {
-      let slotValue: SpanLabels | undefined;
-      return { linking: slotLinker(new LabelRegistry(), { set: (l) => (slotValue = l as SpanLabels | undefined) }), sampled: () => slotValue };
+      let slotValue: SampleContext | undefined;
+      const slot = { set: (l: object | undefined) => (slotValue = l as SampleContext | undefined), samplesTaken: () => 0 };
+      return { linking: slotLinker(new LabelRegistry(), slot), sampled: () => slotValue?.labels };
     },
   ],
 ];
@@ -88,7 +89,7 @@ for (const [name, make] of linkers) {
 
 it('with AsyncContextFrame, an ended request gets no samples: its reply is read for nobody', () => {
   const key = new AsyncLocalStorage<object | undefined>();
-  const { owner } = frameLinker(new LabelRegistry(), { key, holder: (l) => ({ 0: l }) });
+  const { owner } = frameLinker(new LabelRegistry(), { key, holder: (l) => ({ 0: l }), samplesTaken: () => 0 });
   const ended = labels('ended');
   ended.ended('ended', 1);
   let store: unknown = 'not run';

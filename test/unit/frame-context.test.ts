@@ -14,24 +14,30 @@ import { Profiler } from '../../src/profiling/profiler.js';
 import { AsyncContextManager } from '../../src/tracing/context-manager.js';
 import type { FrameSlot } from '../../src/profiling/sampler.js';
 import { frameLinker } from '../../src/span-link/frame-context.js';
-import { LabelRegistry, type SpanLabels } from '../../src/span-link/labels.js';
+import { LabelRegistry, type SampleContext, type SpanLabels } from '../../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../../src/span-link/processor.js';
 import { otelApi, otelSdkTrace } from '../../src/vendor.js';
 
 const { context, trace, ROOT_CONTEXT } = otelApi();
 
-/** A slot whose holders are plain objects, counted: what the manager asks of the sampler. */
+/**
+ * A slot whose holders are plain objects, counted: what the manager asks of the sampler. Its
+ * holders keep their value strongly, as the native ones do from a global handle; `sample()` stands
+ * for the sampler recording a sample.
+ */
 function countingSlot() {
-  const made: { 0: SpanLabels }[] = [];
+  const made: { 0: SampleContext }[] = [];
+  let samples = 0;
   const slot: FrameSlot = {
     key: new AsyncLocalStorage<object | undefined>(),
-    holder: (labels) => {
-      const holder = { 0: labels as SpanLabels };
+    holder: (value) => {
+      const holder = { 0: value as SampleContext };
       made.push(holder);
       return holder;
     },
+    samplesTaken: () => samples,
   };
-  return { slot, made };
+  return { slot, made, sample: () => samples++ };
 }
 
 function setup(slot: FrameSlot) {
@@ -91,7 +97,7 @@ describe('frameLinker', () => {
     teardown();
 
     assert.equal(made.length, 1, 'one holder for the request');
-    assert.equal(made[0]?.[0], registry.get(root));
+    assert.equal(made[0]?.[0].labels, registry.get(root));
     for (const s of seen) {
       assert.equal(s.active, s.expected, 'context.active() is the context entered');
       assert.equal(s.store, made[0], 'the sampler finds the root’s holder');
@@ -146,6 +152,52 @@ describe('frameLinker', () => {
     assert.equal(made.length, 1);
     assert.equal(whileRunning, made[0], 'the labels find their holder while the span runs');
     assert.equal(labels.frameHolder, undefined, 'no reference to the holder once the span ended');
+  });
+
+  it('a span in which no sample was taken lets go of its labels when it ends, though its holder lives on; one with a sample keeps them for it', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { slot, made, sample } = countingSlot();
+    const { registry, start, teardown } = setup(slot);
+    // In a function of its own: an async function's saved registers could keep the last span.
+    const request = (sampled: boolean) => {
+      const span = start('GET /json', ROOT_CONTEXT);
+      context.with(trace.setSpan(ROOT_CONTEXT, span), () => sampled && sample());
+      const labels = new WeakRef(registry.get(span) as SpanLabels);
+      span.end();
+      return labels;
+    };
+    const unsampled = [request(false), request(false)];
+    const sampled = request(true);
+    teardown();
+    // WeakRef targets are kept to the end of the job that made the reference.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    assert.equal(made.length, 3, 'each request made a holder, all kept by this test');
+    assert.deepEqual(
+      unsampled.map((labels) => labels.deref()),
+      [undefined, undefined],
+      'the labels of a span no sample was taken in are not kept by its holder',
+    );
+    assert.equal(made[2]?.[0].labels, sampled.deref(), 'a span a sample may carry keeps its labels while its holder lives');
+    assert.notEqual(sampled.deref(), undefined);
+  });
+
+  it('a span that ends after the sample count moved keeps its labels, whoever the sample was for', () => {
+    const { slot, made, sample } = countingSlot();
+    const { start, teardown } = setup(slot);
+    const a = start('a', ROOT_CONTEXT);
+    context.with(trace.setSpan(ROOT_CONTEXT, a), () => undefined);
+    const b = start('b', ROOT_CONTEXT);
+    context.with(trace.setSpan(ROOT_CONTEXT, b), () => undefined);
+    sample();
+    a.end();
+    b.end();
+    teardown();
+    assert.deepEqual(
+      made.map((holder) => holder[0].labels?.spanName),
+      ['a', 'b'],
+    );
   });
 
   it('attach() sets OTel’s context and the sampler’s holder; the token restores both', () => {

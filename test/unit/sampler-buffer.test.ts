@@ -58,3 +58,29 @@ it('a stop after a stall longer than the buffer keeps says samples were dropped;
     sampler.stop(false);
   }
 });
+
+it('samplesTaken counts the samples recorded with a context: it moves as they are taken and at every stop, never back, and stays once stopped', {
+  skip: process.platform === 'win32',
+}, () => {
+  const sampler = new Sampler({ intervalMicros: 1_000, windowMillis: 50, withContexts: true, collectCpuTime: false, useFrame: false });
+  assert.equal(sampler.samplesTaken(), 0, 'before it starts');
+  sampler.start();
+  const seen = [sampler.samplesTaken()];
+  try {
+    burn(30);
+    seen.push(sampler.samplesTaken());
+    sampler.stop(true);
+    seen.push(sampler.samplesTaken());
+    sampler.stop(true);
+    seen.push(sampler.samplesTaken());
+  } finally {
+    sampler.stop(false);
+  }
+  const stopped = sampler.samplesTaken();
+  const [atStart, afterBurn, afterStop, afterEmptyStop] = seen as [number, number, number, number];
+  assert.ok(afterBurn > atStart, `30 ms at 1 ms took samples: ${atStart} → ${afterBurn}`);
+  assert.ok(afterStop > afterBurn, `a stop moves the count: ${afterBurn} → ${afterStop}`);
+  assert.ok(afterEmptyStop > afterStop, `so does a stop right after another: ${afterStop} → ${afterEmptyStop}`);
+  burn(10);
+  assert.equal(sampler.samplesTaken(), stopped, 'nothing moves it once sampling ended');
+});

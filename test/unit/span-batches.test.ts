@@ -13,7 +13,7 @@ import { readConfig } from '../../src/config/index.js';
 import { OtlpTracesUpstream } from '../../src/export/otlp/otlp-traces-upstream.js';
 import type { Outgoing } from '../../src/export/transport/outgoing.js';
 import { Logger } from '../../src/log.js';
-import { ENCODE_AT, ENCODE_WITHIN_MS, SPANS_PER_PIECE } from '../../src/tracing/encoded-span-queue.js';
+import { SPANS_PER_PIECE } from '../../src/tracing/encoded-span-queue.js';
 import { SpanBatcher, type SpanBatcherOptions } from '../../src/tracing/span-batcher.js';
 import { spanWith } from '../../src/tracing/span-view.js';
 import { type EncodedSpan, encodeSpans, traceRequestOf } from '../../src/export/otlp/otlp-trace-encode.js';
@@ -159,14 +159,15 @@ function encodingBatcher(options: Partial<SpanBatcherOptions> & { encode?: (span
 
 const namesIn = (batch: EncodedSpan[]) => decodeTraceRequestProto(traceRequestOf(batch)).map((span) => span.name);
 
-it('as bytes: ENCODE_AT ended spans are encoded in the next turn, not inside span.end(), and leave in full batches', async () => {
+it('as bytes: spans are encoded right after the code that ended them, not inside span.end(), in pieces, and leave in full batches', async () => {
   const { batches, encodeCalls, tracer } = encodingBatcher({ maxQueueSize: 1000 });
-  for (let i = 0; i < ENCODE_AT + 2; i++) tracer.startSpan(`span-${i}`).end();
+  const count = SPANS_PER_PIECE * 4 + 2;
+  for (let i = 0; i < count; i++) tracer.startSpan(`span-${i}`).end();
   assert.deepEqual(encodeCalls, [], 'nothing encoded while the app’s code runs');
   await nextTurn();
   assert.ok(encodeCalls.length > 0, 'encoding starts in the next turn');
   // How many pieces a turn takes depends on the clock (a slice of SLICE_MS); all of them in turns after it.
-  while (encodeCalls.reduce((sum, n) => sum + n, 0) < ENCODE_AT + 2) await nextTurn();
+  while (encodeCalls.reduce((sum, n) => sum + n, 0) < count) await nextTurn();
   assert.ok(
     encodeCalls.every((n) => n <= SPANS_PER_PIECE),
     `pieces of ${encodeCalls}`,
@@ -175,21 +176,14 @@ it('as bytes: ENCODE_AT ended spans are encoded in the next turn, not inside spa
   assert.deepEqual(batches.map(namesIn)[0], ['span-0', 'span-1', 'span-2', 'span-3']);
 });
 
-it('as bytes: fewer than ENCODE_AT ended spans are encoded within ENCODE_WITHIN_MS', async () => {
-  let encodedAt = 0;
-  const timed = (spans: readonly ReadableSpan[]) => {
-    encodedAt = performance.now();
-    return encodeSpans(spans);
-  };
-  const { batcher, encodeCalls, tracer } = encodingBatcher({ encode: timed, maxExportBatchSize: 100, firstFullBatch: 100 });
-  const endedAt = performance.now();
-  for (let i = 0; i < 3; i++) tracer.startSpan(`span-${i}`).end();
-  while (encodeCalls.length === 0) await nextTurn();
-  const waited = encodedAt - endedAt;
-  assert.deepEqual(encodeCalls, [3]);
-  // Not in the next turn (that comes well before ENCODE_WITHIN_MS), and not much later than it.
-  assert.ok(waited >= ENCODE_WITHIN_MS - 1 && waited < ENCODE_WITHIN_MS + 1000, `encoded after ${waited} ms`);
-  assert.deepEqual(batcher.takeEncoded().map(namesIn), [['span-0', 'span-1', 'span-2']]);
+it('as bytes: a single ended span is encoded in the next turn too, and its batch waits for more', async () => {
+  const { batcher, batches, encodeCalls, tracer } = encodingBatcher({ maxExportBatchSize: 100, firstFullBatch: 100 });
+  tracer.startSpan('alone').end();
+  assert.deepEqual(encodeCalls, []);
+  await nextTurn();
+  assert.deepEqual(encodeCalls, [1]);
+  assert.deepEqual(batches, [], 'no batch is full yet');
+  assert.deepEqual(batcher.takeEncoded().map(namesIn), [['alone']]);
 });
 
 it('as bytes: more spans than a slice of the event loop encodes are encoded over several turns, in order', async () => {
@@ -255,7 +249,8 @@ it('as bytes: each span leaves as its outgoing view makes it, and a span the enc
   });
   tracer.startSpan('query', { attributes: { 'db.statement': 'SELECT 1' } }).end();
   tracer.startSpan('broken').end();
-  for (let i = 0; i < ENCODE_AT; i++) tracer.startSpan(`after-${i}`).end();
+  const after = SPANS_PER_PIECE * 2;
+  for (let i = 0; i < after; i++) tracer.startSpan(`after-${i}`).end();
   await nextTurn();
   assert.deepEqual(
     errors.map((e) => (e as Error).message),
@@ -264,7 +259,7 @@ it('as bytes: each span leaves as its outgoing view makes it, and a span the enc
   const [batch] = batcher.takeEncoded();
   assert.deepEqual(
     decodeTraceRequestProto(traceRequestOf(batch!)).map((span) => [span.name, span.attributes]),
-    [['query', { 'db.statement': 'SELECT ?' }], ...Array.from({ length: ENCODE_AT }, (_, i) => [`after-${i}`, { 'db.statement': 'SELECT ?' }])],
+    [['query', { 'db.statement': 'SELECT ?' }], ...Array.from({ length: after }, (_, i) => [`after-${i}`, { 'db.statement': 'SELECT ?' }])],
     'only the span the encoder throws on is left out',
   );
 });

@@ -17,7 +17,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { SpanScope } from '../../src/config/index.js';
-import { fitLabelValue, LabelRegistry, SpanLabels } from '../../src/span-link/labels.js';
+import { fitLabelValue, LabelRegistry, SpanLabels, sampleContextOf, spanOfSample } from '../../src/span-link/labels.js';
 import { SpanLinkProcessor } from '../../src/span-link/processor.js';
 
 const ATTR = 'pyroscope.profile.id';
@@ -229,6 +229,25 @@ describe('SpanLabels', () => {
     assert.equal(labels.covers(999_000, 10_000), true);
     assert.equal(labels.covers(1_010_000, 10_000), true, 'within the grace');
     assert.equal(labels.covers(1_010_001, 10_000), false, 'work after the span ended is not the span’s');
+  });
+
+  it('a sample names the span of its sample context: while the span runs, after it ends within the grace if samples were taken in its life, never if none was', () => {
+    const spanOf = spanOfSample(10_000);
+    let samplesTaken = 0;
+    const count = { samplesTaken: () => samplesTaken };
+    const labelsOf = (name: string) => new SpanLabels(name.padEnd(16, '0'), REMOTE.traceId, { name });
+    const [sampled, unsampled] = [labelsOf('sampled'), labelsOf('unsampled')];
+    const [sampledContext, unsampledContext] = [sampleContextOf(sampled, count), sampleContextOf(unsampled, count)];
+    assert.equal(sampleContextOf(sampled, count), sampledContext, 'one context per labels object');
+    assert.equal(spanOf({ context: unsampledContext }, 5_000_000), unsampled, 'a running span');
+    unsampled.ended('unsampled', 1_000_000);
+    samplesTaken++;
+    sampled.ended('sampled', 1_000_000);
+    assert.equal(spanOf({ context: sampledContext }, 1_005_000), sampled, 'within the grace');
+    assert.equal(spanOf({ context: sampledContext }, 1_010_001), undefined, 'after the grace');
+    assert.equal(spanOf({ context: unsampledContext }, 1_005_000), undefined, 'no sample was taken in its life: one taken later is not its');
+    assert.equal(unsampledContext.labels, undefined, 'and its labels are let go');
+    assert.equal(spanOf({ context: sampled }, 5_000_000), undefined, 'the sampler records sample contexts, nothing else');
   });
 
   it('the processor records when the span ended on the monotonic clock, whatever end time the span was given', () => {

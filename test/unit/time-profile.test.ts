@@ -10,7 +10,7 @@ import type { TimeProfile, TimeProfileNode, TimeProfileNodeContext } from '@data
 import type { SourceMapper } from '@datadog/pprof/out/src/sourcemapper/sourcemapper.js';
 import type { Profile as EsmProfile } from 'pprof-format';
 import type { ProfileType } from '../../src/config/index.js';
-import { SpanLabels, spanOfSample } from '../../src/span-link/labels.js';
+import { SpanLabels, sampleContextOf, spanOfSample } from '../../src/span-link/labels.js';
 import { runNow, runSliced } from '../../src/util/slices.js';
 import { buildTimeProfiles, type Profile, type TimeBuild, TimeFold, threadsPart } from '../../src/profiling/time-profile.js';
 import { WORK_BETWEEN_SAMPLES } from '../../src/profiling/time-fold.js';
@@ -253,6 +253,10 @@ describe('buildTimeProfiles', () => {
 
   it('judges a sample by when it was taken on the monotonic clock: a step of the system clock before the stop moves no sample past its span’s end', () => {
     const labels = new SpanLabels('1111111111111111', '22222222222222222222222222222222', { name: 'GET /' });
+    // What the sampler recorded: the span's sample context, samples having been taken in its life.
+    let samplesTaken = 0;
+    const context = sampleContextOf(labels, { samplesTaken: () => samplesTaken });
+    samplesTaken++;
     labels.ended('GET /', 10_000_000);
     const fold = new TimeFold(spanOfSample(INTERVAL_US));
     /** A tree stopped when the epoch led the monotonic clock by `offset`, its samples taken at monotonic `takenAt` (µs). */
@@ -262,7 +266,7 @@ describe('buildTimeProfiles', () => {
           node(
             name,
             takenAt.length,
-            takenAt.map((t) => ({ context: labels, timestamp: BigInt(offset + t), cpuTime: MS })),
+            takenAt.map((t) => ({ context, timestamp: BigInt(offset + t), cpuTime: MS })),
           ),
         ]),
         offset,
