@@ -45,8 +45,8 @@ async function measure(mode, shape) {
   const registry = new LabelRegistry();
   // `labels`: the sampler's slot stands in but holds nothing (no holders, no global writes).
   const frame = profiler.time.frameSlot;
-  const frameSlot = frame && (mode === 'linked' ? frame : { key: frame.key, holder: () => undefined });
-  const globalSlot = mode === 'linked' ? profiler.time.globalSlot : { set() {} };
+  const frameSlot = frame && (mode === 'linked' ? frame : { key: frame.key, holder: () => undefined, samplesTaken: () => 0 });
+  const globalSlot = mode === 'linked' ? profiler.time.globalSlot : { set() {}, samplesTaken: () => 0 };
   const manager = mode === 'otel' ? new (otelContextAsyncHooks().AsyncLocalStorageContextManager)() : new AsyncContextManager();
   if (mode !== 'otel') (frameSlot ? frameLinker(registry, frameSlot) : slotLinker(registry, globalSlot)).linkContext(manager);
   context.setGlobalContextManager(manager.enable());
