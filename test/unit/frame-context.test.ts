@@ -10,6 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { after, describe, it } from 'node:test';
 import type { Context } from '@opentelemetry/api';
+import type { ProfileType } from '../../src/config/index.js';
 import { Profiler } from '../../src/profiling/profiler.js';
 import { AsyncContextManager } from '../../src/tracing/context-manager.js';
 import type { FrameSlot } from '../../src/profiling/sampler.js';
@@ -55,6 +56,23 @@ function setup(slot: FrameSlot) {
 }
 
 type Start = ReturnType<typeof setup>['start'];
+
+/** A running profiler whose time sampler links (its frame slot), and V8's gc(). */
+function realSampler(types: ProfileType[], samplingIntervalMicros: number) {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const profiler = new Profiler({
+    types,
+    samplingIntervalMicros,
+    flushIntervalMs: 60_000,
+    traceIdLabel: false,
+    heap: { intervalBytes: 524_288, stackDepth: 64 },
+  });
+  profiler.start();
+  const slot = profiler.time?.frameSlot;
+  assert.ok(slot, 'AsyncContextFrame is on in this Node');
+  return { gc, profiler, slot };
+}
 
 /** `count` express-shaped requests, ended; weak references to the labels and holders they made. */
 function requests(count: number, registry: LabelRegistry, start: Start, slot: FrameSlot) {
@@ -220,18 +238,7 @@ describe('frameLinker', () => {
   });
 
   it('with the real sampler, a request’s labels and holder are freed once its span ended and its contexts are gone', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const profiler = new Profiler({
-      types: ['cpu', 'wall'],
-      samplingIntervalMicros: 10_000,
-      flushIntervalMs: 60_000,
-      traceIdLabel: false,
-      heap: { intervalBytes: 524_288, stackDepth: 64 },
-    });
-    profiler.start();
-    const slot = profiler.time?.frameSlot;
-    assert.ok(slot, 'AsyncContextFrame is on in this Node');
+    const { gc, profiler, slot } = realSampler(['cpu', 'wall'], 10_000);
     const { registry, start, teardown } = setup(slot);
     // In a function of its own: an async function's saved registers could keep the last span.
     const { labels, holders } = requests(50, registry, start, slot);
@@ -242,13 +249,41 @@ describe('frameLinker', () => {
       // frame); the sampler keeps running, as stopping it would free every holder's labels anyway.
       profiler.cut();
       // The holder goes in one collection (its weak callback drops the global handle to its
-      // labels), the labels in a later one; WeakRef targets are also kept to the end of the job.
+      // sample context), what that kept in a later one; WeakRef targets are also kept to the end of the job.
       for (let round = 0; round < 5 && labels.some((l) => l.deref() !== undefined); round++) {
         await new Promise((resolve) => setImmediate(resolve));
         gc();
       }
       assert.equal(holders.filter((h) => h.deref() !== undefined).length, 0, 'holders collected');
       assert.equal(labels.filter((l) => l.deref() !== undefined).length, 0, 'labels collected');
+    } finally {
+      profiler.cut(true);
+    }
+  });
+
+  it('with the real sampler, a holder still alive keeps no labels of a span that ended with no sample taken in its life', async () => {
+    // One sample a second: the requests below take a few milliseconds, so most see none.
+    const { gc, profiler, slot } = realSampler(['wall'], 1_000_000);
+    const { registry, start, teardown } = setup(slot);
+    const kept: object[] = [];
+    // Per request: its labels, and whether the sampler recorded a sample during its life.
+    const request = (i: number) => {
+      const before = slot.samplesTaken();
+      const span = start(`GET /${i}`, ROOT_CONTEXT);
+      context.with(trace.setSpan(ROOT_CONTEXT, span), () => kept.push(slot.key.getStore() as object));
+      const labels = new WeakRef(registry.get(span) as SpanLabels);
+      span.end();
+      return { labels, sampled: slot.samplesTaken() !== before };
+    };
+    const made = Array.from({ length: 20 }, (_, i) => request(i));
+    teardown();
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      const unsampled = made.filter((r) => !r.sampled);
+      assert.equal(kept.length, 20, 'every request made a holder, all alive');
+      assert.ok(unsampled.length >= 10, `${unsampled.length} of 20 requests saw no sample`);
+      assert.deepEqual(unsampled.filter((r) => r.labels.deref() !== undefined).length, 0, 'their labels are collected while their holders live');
     } finally {
       profiler.cut(true);
     }
