@@ -131,6 +131,8 @@ export interface GlobalSlot extends SampleCount {
 /** One running sampler: start once, cut with `stop(true)`, end with `stop(false)`. */
 export class Sampler {
   private native: NativeTimeProfiler | undefined;
+  /** The native profiler's shared fields, read once: `state` is a native getter, and `samplesTaken` runs twice a request. */
+  private state: Uint32Array | undefined;
   /**
    * The async-frame key the native side looks its holder up under (AsyncContextFrame only). The
    * linking context manager keeps it pointing at the holder of the active span's labels
@@ -174,6 +176,7 @@ export class Sampler {
       CPEDKey: withContexts && useFrame ? this.frameKey : undefined,
       isMainThread: (process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads')).isMainThread,
     });
+    this.state = this.native.state;
     this.native.start();
     // A SIGPROF arriving while Node tears the isolate down can crash it: stop first. Appended, so
     // the agent's own exit handler (prepended) takes the last window before this runs.
@@ -203,7 +206,7 @@ export class Sampler {
   stop(restart: boolean): TimeProfile | undefined {
     const native = this.native;
     if (native === undefined) return undefined;
-    const recorded = native.state[this.countField]!;
+    const recorded = this.state?.[this.countField] ?? 0;
     this.dropped = this.options.withContexts && recorded >= this.records;
     this.samplesBefore += recorded + 1;
     const profile = native.stop(restart);
@@ -221,6 +224,7 @@ export class Sampler {
       this.stuck = 0;
       native.dispose();
       this.native = undefined;
+      this.state = undefined;
     }
     return profile;
   }
@@ -248,7 +252,7 @@ export class Sampler {
    * the count read here and the native stop, unseen by JavaScript.
    */
   samplesTaken(): number {
-    return this.samplesBefore + (this.native?.state[this.countField] ?? 0);
+    return this.samplesBefore + (this.state?.[this.countField] ?? 0);
   }
 
   /** Sets the context slot (the global one, or the current frame's in place). */
