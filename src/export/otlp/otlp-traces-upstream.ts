@@ -7,7 +7,7 @@ import type { Outgoing } from '../transport/outgoing.js';
 import type { Send, Upstream } from '../upstream.js';
 import { countText, DEFAULT_TRACES_URL } from './otlp-request.js';
 import { OtlpSignalSender, type SignalEncoding } from './otlp-signal-upstream.js';
-import { type EncodedSpan, encodeSpans, prepareTraceEncoder, traceRequestOf } from './otlp-trace-encode.js';
+import { type EncodedSpan, encodeTraceRequest, prepareTraceEncoder, traceRequestOf } from './otlp-trace-encode.js';
 
 const SPANS = { kind: 'spans', noun: 'span batch', what: (spans: readonly unknown[]) => countText(spans.length, 'span') } as const;
 
@@ -15,7 +15,7 @@ const SPANS = { kind: 'spans', noun: 'span batch', what: (spans: readonly unknow
 const SPAN_OBJECTS: SignalEncoding<ReadableSpan> = {
   ...SPANS,
   serializer: (json) => {
-    if (!json) return (spans) => traceRequestOf(encodeSpans(spans));
+    if (!json) return encodeTraceRequest;
     const serializer = otlpJsonTraceSerializer();
     return (spans) => serializer.serializeRequest(spans);
   },
