@@ -105,6 +105,30 @@ const OBSERVE_API_PROMISE = [
   '}',
 ].join('\n');
 
+/**
+ * A connection string's URL, parsed once and kept (a few per process: one per pool or knex
+ * instance). The pg and knex instrumentations read the database, host and port out of the
+ * connection string for every pool checkout (pg) or query (knex), and only read the URL, so one
+ * parse serves every span (test/process/connection-strings.test.ts). Inserted after the file's
+ * semantic-conventions require.
+ */
+const SEMCONV_REQUIRE = 'let _opentelemetry_semantic_conventions = require("@opentelemetry/semantic-conventions");';
+const CONNECTION_URLS = [
+  SEMCONV_REQUIRE,
+  'const connectionUrls = new Map();',
+  'function connectionUrl(text) {',
+  '\tif (typeof text !== "string") return new URL(text);',
+  '\tlet url = connectionUrls.get(text);',
+  '\tif (url === void 0) {',
+  '\t\turl = new URL(text);',
+  '\t\tif (connectionUrls.size >= 32) connectionUrls.clear();',
+  '\t\tconnectionUrls.set(text, url);',
+  '\t}',
+  '\treturn url;',
+  '}',
+].join('\n');
+const PARSED_ONCE = 'a connection string parsed again (new URL) for every span';
+
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   {
     package: '@opentelemetry/api',
@@ -291,6 +315,47 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         find: 'const wrappedNext = (err) => {\n\t\t\tif (err) span.recordException(err);',
         replace:
           'const wrappedNext = (err) => {\n\t\t\tif (req.next === wrappedNext) req.next = next;\n\t\t\tif (err && err !== "route" && err !== "router") span.recordException(err);',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-pg',
+    file: 'dist/utils.cjs',
+    patches: [
+      { why: `${PARSED_ONCE}: the helper`, find: SEMCONV_REQUIRE, replace: CONNECTION_URLS },
+      {
+        why: `${PARSED_ONCE}: each pg-pool.connect span's attributes`,
+        find: 'function getSemanticAttributesFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? new URL(params.connectionString) : void 0;',
+        replace:
+          'function getSemanticAttributesFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? connectionUrl(params.connectionString) : void 0;',
+      },
+      {
+        why: `${PARSED_ONCE}: the connection given to a pool's connection hook`,
+        find: 'function getConnectionInfoFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? new URL(params.connectionString) : void 0;',
+        replace:
+          'function getConnectionInfoFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? connectionUrl(params.connectionString) : void 0;',
+      },
+    ],
+  },
+  {
+    package: '@opentelemetry/instrumentation-knex',
+    file: 'dist/utils.cjs',
+    patches: [
+      { why: `${PARSED_ONCE}: the helper`, find: SEMCONV_REQUIRE, replace: CONNECTION_URLS },
+      {
+        why: `${PARSED_ONCE}: each query's db.namespace`,
+        find: 'return new URL(connectionString).pathname',
+        replace: 'return connectionUrl(connectionString).pathname',
+      },
+      {
+        why: `${PARSED_ONCE}: each query's server.address`,
+        find: 'return new URL(connectionString).hostname',
+        replace: 'return connectionUrl(connectionString).hostname',
+      },
+      {
+        why: `${PARSED_ONCE}: each query's server.port`,
+        find: 'const port = new URL(connectionString).port;',
+        replace: 'const port = connectionUrl(connectionString).port;',
       },
     ],
   },
