@@ -240,6 +240,24 @@ it('spans encoded apart, at different times, make the request their batch would 
   assert.deepEqual(traceRequestOf(some.map((i) => encoded[i]!)), ProtobufTraceSerializer.serializeRequest(some.map((i) => spans[i]!)));
 });
 
+it('spans that lie one after the other in a chunk are copied together, whatever order and subset a batch takes of them', () => {
+  const spans = randomSpans(16, 120);
+  const encoded = encodeSpans(spans);
+  const orders: number[][] = [
+    spans.map((_, i) => i),
+    spans.map((_, i) => spans.length - 1 - i),
+    spans.map((_, i) => i).filter((i) => i % 3 !== 1),
+    [5, 6, 7, 9, 8, 10, 10, 11],
+  ];
+  for (const order of orders) {
+    assert.deepEqual(
+      traceRequestOf(order.map((i) => encoded[i]!)),
+      ProtobufTraceSerializer.serializeRequest(order.map((i) => spans[i]!)),
+      `order ${order.slice(0, 6).join(',')}…`,
+    );
+  }
+});
+
 it('the warm-up encodes a made-up span without changing the next batch’s bytes', () => {
   const { provider, ended } = collectingProvider({ 'service.name': 'small' });
   const tracer = provider.getTracer('small');

@@ -88,7 +88,7 @@ export function traceRequestOf(spans: readonly EncodedSpan[]): Uint8Array {
       w.tag(RESOURCE_SPANS_SCOPE_SPANS);
       const scopeAt = w.start(3);
       nested(w, SCOPE_SPANS_SCOPE, 1, scope, undefined, scopeMessage);
-      for (const span of list) w.raw(span.chunk, span.start, span.end);
+      writeSpans(w, list);
       if (scope.schemaUrl) {
         w.tag(SCOPE_SPANS_SCHEMA_URL);
         w.string(scope.schemaUrl);
@@ -102,6 +102,16 @@ export function traceRequestOf(spans: readonly EncodedSpan[]): Uint8Array {
     w.end(resourceAt, 3);
   }
   return w.buf.subarray(0, w.pos);
+}
+
+/** Spans encoded one after the other in one chunk (most of a batch) are copied as one run. */
+function writeSpans(w: Writer, list: readonly EncodedSpan[]): void {
+  for (let i = 0; i < list.length; ) {
+    const first = list[i]!;
+    let end = first.end;
+    for (i++; i < list.length && list[i]!.chunk === first.chunk && list[i]!.start === end; i++) end = list[i]!.end;
+    w.raw(first.chunk, first.start, end);
+  }
 }
 
 /**

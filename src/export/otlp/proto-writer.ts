@@ -21,6 +21,8 @@ export function nested<A, B>(w: Writer, field: number, reserve: number, a: A, b:
 }
 
 const TWO_32 = 2 ** 32;
+/** Up to this many bytes, `raw` copies by hand rather than through a view. */
+const SHORT_COPY = 64;
 const scratch = new DataView(new ArrayBuffer(8));
 const textEncoder = new TextEncoder();
 
@@ -127,12 +129,21 @@ export class Writer {
     this.pos += value.length;
   }
 
-  /** Bytes already encoded (a message with its tag and length), `from` to `to` of `source`, as they are: copied by hand, since the messages are short and a view to copy from is an object each. */
+  /**
+   * Bytes already encoded (messages with their tags and lengths), `from` to `to` of `source`, as
+   * they are: a short run copied by hand (a view to copy from would be an object of its own), a
+   * longer one by the engine's copy.
+   */
   raw(source: Uint8Array, from: number, to: number): void {
     this.ensure(to - from);
     const b = this.buf;
     let p = this.pos;
-    for (let i = from; i < to; i++) b[p++] = source[i]!;
+    if (to - from > SHORT_COPY) {
+      b.set(source.subarray(from, to), p);
+      p += to - from;
+    } else {
+      for (let i = from; i < to; i++) b[p++] = source[i]!;
+    }
     this.pos = p;
   }
 
@@ -161,7 +172,9 @@ export class Writer {
     this.varint(length);
     this.ensure(length);
     const b = this.buf;
-    for (let i = 0; i < length; i++) b[this.pos++] = (hexDigit(value.charCodeAt(2 * i)) << 4) | hexDigit(value.charCodeAt(2 * i + 1));
+    let p = this.pos;
+    for (let i = 0; i < length; i++) b[p++] = (hexDigit(value.charCodeAt(2 * i)) << 4) | hexDigit(value.charCodeAt(2 * i + 1));
+    this.pos = p;
   }
 
   private ensure(room: number): void {
