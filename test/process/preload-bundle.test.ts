@@ -83,3 +83,15 @@ test("before the app's first line, the agent's code is the main thread's preload
     [],
   );
 });
+
+test("NODE_DISABLE_COMPILE_CACHE: the vendored bundles load through Node's loader, as `require` loads them, with no code cache", async () => {
+  const app = runNode(
+    ['--import', fixture('modules/loaded-files.mjs'), '--import', registerPath, '-e', 'console.log(JSON.stringify(globalThis.loadedFiles()))'],
+    {
+      env: { PYRO_RUN_OUTPUT_DIR: fresh(), PYRO_RUN_QUIET: 'on', NODE_DISABLE_COMPILE_CACHE: '1' },
+    },
+  );
+  assert.equal((await app.exit()).code, 0, app.stderr);
+  const viaLoader = JSON.parse(app.stdout.split('\n')[0]!) as string[];
+  assert.ok(viaLoader.includes(pathToFileURL(path.join(repoRoot, 'dist/vendor/otel.cjs')).href), viaLoader.join(', '));
+});
