@@ -128,6 +128,8 @@ const CONNECTION_URLS = [
   '}',
 ].join('\n');
 const PARSED_ONCE = 'a connection string parsed again (new URL) for every span';
+/** The patch of one call site: the same text with the helper in place of `new URL(`. */
+const parsedOnce = (what: string, find: string): SourcePatch => ({ why: `${PARSED_ONCE}: ${what}`, find, replace: find.replace('new URL(', 'connectionUrl(') });
 
 export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
   {
@@ -323,18 +325,14 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     file: 'dist/utils.cjs',
     patches: [
       { why: `${PARSED_ONCE}: the helper`, find: SEMCONV_REQUIRE, replace: CONNECTION_URLS },
-      {
-        why: `${PARSED_ONCE}: each pg-pool.connect span's attributes`,
-        find: 'function getSemanticAttributesFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? new URL(params.connectionString) : void 0;',
-        replace:
-          'function getSemanticAttributesFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? connectionUrl(params.connectionString) : void 0;',
-      },
-      {
-        why: `${PARSED_ONCE}: the connection given to a pool's connection hook`,
-        find: 'function getConnectionInfoFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? new URL(params.connectionString) : void 0;',
-        replace:
-          'function getConnectionInfoFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? connectionUrl(params.connectionString) : void 0;',
-      },
+      parsedOnce(
+        "each pg-pool.connect span's attributes",
+        'function getSemanticAttributesFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? new URL(params.connectionString) : void 0;',
+      ),
+      parsedOnce(
+        "the connection given to a pool's connection hook",
+        'function getConnectionInfoFromPoolConnection(params) {\n\tlet url;\n\ttry {\n\t\turl = params.connectionString ? new URL(params.connectionString) : void 0;',
+      ),
     ],
   },
   {
@@ -342,21 +340,9 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
     file: 'dist/utils.cjs',
     patches: [
       { why: `${PARSED_ONCE}: the helper`, find: SEMCONV_REQUIRE, replace: CONNECTION_URLS },
-      {
-        why: `${PARSED_ONCE}: each query's db.namespace`,
-        find: 'return new URL(connectionString).pathname',
-        replace: 'return connectionUrl(connectionString).pathname',
-      },
-      {
-        why: `${PARSED_ONCE}: each query's server.address`,
-        find: 'return new URL(connectionString).hostname',
-        replace: 'return connectionUrl(connectionString).hostname',
-      },
-      {
-        why: `${PARSED_ONCE}: each query's server.port`,
-        find: 'const port = new URL(connectionString).port;',
-        replace: 'const port = connectionUrl(connectionString).port;',
-      },
+      parsedOnce("each query's db.namespace", 'return new URL(connectionString).pathname'),
+      parsedOnce("each query's server.address", 'return new URL(connectionString).hostname'),
+      parsedOnce("each query's server.port", 'const port = new URL(connectionString).port;'),
     ],
   },
   {

@@ -1,6 +1,6 @@
 import type { Script } from 'node:vm';
 import { nodeFs } from './builtins.js';
-import { writeFileAtomicSync } from './atomic-file.js';
+import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
 
 /**
  * Loading a CommonJS file of pyro-run's own (the vendor bundles, ~1 MB of JavaScript that every
@@ -23,6 +23,7 @@ interface ModuleInternals {
   _nodeModulePaths(dir: string): string[];
   wrap(source: string): string;
   wrapper: readonly string[];
+  createRequire(filename: string): NodeJS.Require;
   new (id: string): { exports: unknown; filename: string; paths: string[]; loaded: boolean };
 }
 
@@ -65,7 +66,7 @@ export function requireWithCodeCache(filename: string, cacheDir: string): unknow
   Module._cache[filename] = module;
   try {
     const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-    wrapper.call(module.exports, module.exports, process.getBuiltinModule('node:module').createRequire(filename), module, filename, path.dirname(filename));
+    wrapper.call(module.exports, module.exports, Module.createRequire(filename), module, filename, path.dirname(filename));
   } catch (error) {
     delete Module._cache[filename];
     throw error;
@@ -104,7 +105,7 @@ function writePending(): void {
       writeFileAtomicSync(file, script.createCachedData());
       const name = path.basename(file);
       for (const other of nodeFs().readdirSync(dir)) {
-        if (other !== name && other.startsWith(`${base}.`) && other.endsWith(entrySuffix())) nodeFs().rmSync(path.join(dir, other), { force: true });
+        if (other !== name && other.startsWith(`${base}.`) && other.endsWith(entrySuffix())) removeQuietly(path.join(dir, other));
       }
     } catch {
       // A package folder that cannot be written (a read-only image, another user's install): no cache.
