@@ -878,7 +878,7 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
         // interfaces"; a `function (testCase, callback)` hook was called with one argument, and
         // cucumber's arity check of hooks was bypassed), and the stack of the Given/When/Then/Before/
         // After call says where it was defined (usage and JSON reports, the messages'
-        // sourceReference: it read pyro-run's dist/preload/register.js). A failing step's stack, which
+        // sourceReference: it read pyro-run's preload bundle). A failing step's stack, which
         // cucumber cuts at its own first frame, held the wrapper's frames. And a failing step or
         // hook got an attachment of the span's context in cucumber's output and reports. So the
         // app's functions are left as they are: the definition's span is made around cucumber's

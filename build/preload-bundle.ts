@@ -15,6 +15,11 @@
  * - Each module keeps its own `import.meta.url` (its file under dist/src/, as tsc writes it), so the
  *   paths it resolves from there — dist/vendor/, the final flush's worker file, the report's exit
  *   summary, package.json, the other preload — are the ones it resolves unbundled.
+ * - Each preload is two files: its body, the bundle itself, as CommonJS (`register.cjs`), and the
+ *   ES module Node loads (`register.js`), which runs the body through V8's code cache
+ *   (src/util/code-cache.ts; Node gives an ES module no way to take a cache of ours). The body's
+ *   entry is written once its start has run (`'after-load'`): what a process runs before the app's
+ *   first line is read compiled, the rest compiled when it first runs.
  * - Packages from node_modules stay external: they are loaded as before.
  * - Everything else uses dist/src/ unbundled (the CLI, the programmatic API, the flush worker, the
  *   report); state shared with the running agent goes through `Symbol.for` globals
@@ -23,12 +28,12 @@
  * Usage: node dist/build/preload-bundle.js
  */
 import { createRequire } from 'node:module';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { keepOwnUrl } from './own-url.js';
-import { MAIN_PRELOAD_URL, WORKER_PRELOAD_URL } from '../src/preloads.js';
+import { MAIN_PRELOAD_URL, WORKER_PRELOAD_URL, preloadBody } from '../src/preloads.js';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild') as typeof import('esbuild');
@@ -36,11 +41,14 @@ const esbuild = require('esbuild') as typeof import('esbuild');
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const dist = path.join(repoRoot, 'dist');
 const sources = path.join(repoRoot, 'src');
-/** Each preload: the source it is bundled from, the file it is written to. */
+/** Each preload: the source it is bundled from, the file Node loads. */
 const PRELOADS = [
-  { entry: path.join(sources, 'register.ts'), outfile: fileURLToPath(MAIN_PRELOAD_URL) },
-  { entry: path.join(sources, 'threads', 'worker-preload.ts'), outfile: fileURLToPath(WORKER_PRELOAD_URL) },
+  { entry: path.join(sources, 'register.ts'), preload: MAIN_PRELOAD_URL },
+  { entry: path.join(sources, 'threads', 'worker-preload.ts'), preload: WORKER_PRELOAD_URL },
 ];
+const CODE_CACHE = path.join(sources, 'util', 'code-cache.ts');
+/** What stands for `import.meta.url` in a CommonJS body (defined by its first line, from `__filename`). */
+const BODY_URL = '__bundleUrl';
 const LAZY_PARTS = path.join(sources, 'agent', 'lazy-parts.ts');
 const BUNDLED_LAZY_PARTS = path.join(repoRoot, 'build', 'bundled-lazy-parts.ts');
 
@@ -81,20 +89,49 @@ function bundledLazyParts(): Plugin {
   };
 }
 
+/**
+ * esbuild writes strings, templates and regular expressions in ASCII (its `charset` default) but
+ * keeps the comments it keeps (class fields' JSDoc) as written: one `—` there makes the whole source
+ * a two-byte string in V8, twice the memory for the text V8 holds for as long as the process runs
+ * (and for the copy the code cache's loader compiles). Those characters are written as escapes.
+ */
+function asciiComments(text: string): string {
+  return text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The ES module Node loads: it runs the body beside it, with the code cache. */
+function preloadModule(body: string): string {
+  return [
+    `import { CODE_CACHE_DIR, requireWithCodeCache } from ${JSON.stringify(CODE_CACHE)};`,
+    "import { fileURLToPath } from 'node:url';",
+    `requireWithCodeCache(fileURLToPath(new URL(${JSON.stringify(`./${path.basename(body)}`)}, import.meta.url)), CODE_CACHE_DIR, 'after-load');`,
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
-  for (const dir of new Set(PRELOADS.map(({ outfile }) => path.dirname(outfile)))) rmSync(dir, { recursive: true, force: true });
-  for (const { entry, outfile } of PRELOADS) {
-    await esbuild.build({
+  const common = { bundle: true, platform: 'node', target: 'node22', packages: 'external', legalComments: 'inline', logLevel: 'warning' } as const;
+  for (const dir of new Set(PRELOADS.map(({ preload }) => path.dirname(fileURLToPath(preload))))) rmSync(dir, { recursive: true, force: true });
+  for (const { entry, preload } of PRELOADS) {
+    const outfile = fileURLToPath(preload);
+    const body = fileURLToPath(preloadBody(preload));
+    const built = await esbuild.build({
+      ...common,
       entryPoints: [entry],
+      outfile: body,
+      write: false,
+      format: 'cjs',
+      banner: { js: `'use strict';\nvar ${BODY_URL} = require('node:url').pathToFileURL(__filename).href;` },
+      define: { 'import.meta.url': BODY_URL },
+      plugins: [bundledLazyParts(), ownModules(body)],
+    });
+    mkdirSync(path.dirname(body), { recursive: true });
+    for (const { path: file, text } of built.outputFiles) writeFileSync(file, asciiComments(text));
+    await esbuild.build({
+      ...common,
+      stdin: { contents: preloadModule(body), resolveDir: path.dirname(outfile), loader: 'js' },
       outfile,
-      bundle: true,
-      platform: 'node',
       format: 'esm',
-      target: 'node22',
-      packages: 'external',
-      legalComments: 'inline',
-      logLevel: 'warning',
-      plugins: [bundledLazyParts(), ownModules(outfile)],
+      plugins: [ownModules(outfile)],
     });
   }
 }

@@ -10,3 +10,8 @@
 export const MAIN_PRELOAD_URL = new URL('../preload/register.js', import.meta.url);
 /** A worker thread's preload, bundled from src/threads/worker-preload.ts (its agent only). */
 export const WORKER_PRELOAD_URL = new URL('../preload/worker.js', import.meta.url);
+/**
+ * A preload's body: the bundle of the agent's modules, as CommonJS, which its preload runs with V8's
+ * code cache (build/preload-bundle.ts).
+ */
+export const preloadBody = (preload: URL): URL => new URL(preload.href.replace(/\.js$/, '.cjs'));

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { requireWithCodeCache } from './util/code-cache.js';
+import { CODE_CACHE_DIR, requireWithCodeCache } from './util/code-cache.js';
 
 const require = createRequire(import.meta.url);
 
@@ -65,16 +64,8 @@ interface Shimmer {
 }
 
 let shared: Shared | undefined;
-/**
- * Where V8's code for the bundles is kept (util/code-cache.ts): dist/.code-cache, beside them.
- * NODE_DISABLE_COMPILE_CACHE, which turns Node's own compile cache off, turns this one off too.
- */
-const CODE_CACHE_DIR = fileURLToPath(new URL('../.code-cache', import.meta.url));
-/** dist/src/vendor.js → dist/vendor/. */
-const vendored = (file: string): unknown => {
-  const filename = require.resolve(`../vendor/${file}`);
-  return process.env.NODE_DISABLE_COMPILE_CACHE ? require(filename) : requireWithCodeCache(filename, CODE_CACHE_DIR);
-};
+/** dist/src/vendor.js → dist/vendor/, each bundle compiled with V8's code cache (util/code-cache.ts). */
+const vendored = (file: string): unknown => requireWithCodeCache(require.resolve(`../vendor/${file}`), CODE_CACHE_DIR);
 const get = <K extends keyof Shared>(pkg: K): Shared[K] => (shared ??= vendored(VENDOR_CORE_FILE) as Shared)[pkg];
 
 export const otelApi = () => get('@opentelemetry/api');

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Script } from 'node:vm';
 import { nodeFs } from './builtins.js';
 import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
@@ -12,11 +13,25 @@ import { removeQuietly, writeFileAtomicSync } from './atomic-file.js';
  * length), V8's version and the architecture. V8 checks the rest (its flags, its own version) and
  * rejects what does not fit; the file is then compiled from its text as without a cache, and the
  * entry written again. Reading or writing the cache never fails a load: without it the file loads
- * as `require` loads it.
+ * as `require` loads it. NODE_DISABLE_COMPILE_CACHE, which turns Node's own compile cache off, turns
+ * this one off too.
  */
 
-/** Entries are written this long after the first load, when the start's code has been compiled (or at exit, if that comes first). */
-const WRITE_AFTER_MS = 2000;
+/** dist/.code-cache, beside the bundles (this module is dist/src/util/code-cache.js, or bundled keeping that URL). */
+export const CODE_CACHE_DIR = fileURLToPath(new URL('../../.code-cache', import.meta.url));
+
+/**
+ * When an entry is written, which decides what it holds: the code V8 has compiled of the file by then.
+ * - `'after-start'`: 2 s after the first load (or at exit, if that comes first), when the app's start
+ *   has run the file's functions it needs: the vendor bundles, whose functions the app's first
+ *   requests call.
+ * - `'after-load'`: as soon as the file's body has run — the preloads, whose body is the agent's
+ *   start: what runs later (the upload path, the exit's flush) is compiled when it first runs, as
+ *   without a cache, instead of being read in, and held, by every process at start.
+ */
+export type WriteEntry = 'after-start' | 'after-load';
+
+const WRITE_AFTER_START_MS = 2000;
 
 interface ModuleInternals {
   _cache: Record<string, { exports: unknown } | undefined>;
@@ -42,8 +57,9 @@ let writeScheduled = false;
  * module object in require's cache (so a later `require` of the file, from another bundle, gets
  * it), the same `require`, `module` and `__dirname` inside, the same positions in stack traces.
  */
-export function requireWithCodeCache(filename: string, cacheDir: string): unknown {
+export function requireWithCodeCache(filename: string, cacheDir: string, writeEntry: WriteEntry = 'after-start'): unknown {
   const Module = process.getBuiltinModule('node:module') as unknown as ModuleInternals;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return Module.createRequire(filename)(filename);
   const loaded = Module._cache[filename];
   if (loaded !== undefined) return loaded.exports;
   const path = process.getBuiltinModule('node:path');
@@ -72,7 +88,10 @@ export function requireWithCodeCache(filename: string, cacheDir: string): unknow
     throw error;
   }
   module.loaded = true;
-  if (cachedData === undefined || script.cachedDataRejected === true) keep({ file, base, script });
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    if (writeEntry === 'after-load') write({ file, base, script });
+    else keep({ file, base, script });
+  }
   return module.exports;
 }
 
@@ -91,24 +110,29 @@ function keep(entry: PendingEntry): void {
   pending.push(entry);
   if (writeScheduled) return;
   writeScheduled = true;
-  setTimeout(writePending, WRITE_AFTER_MS).unref();
+  setTimeout(writePending, WRITE_AFTER_START_MS).unref();
   process.once('exit', writePending);
 }
 
-/** Writes each pending entry (the code V8 has compiled of the file by now) and removes the file's older entries. */
 function writePending(): void {
+  for (const entry of pending.splice(0)) write(entry);
+}
+
+/** Writes an entry (the code V8 has compiled of the file by now) and removes the file's older entries. */
+function write({ file, base, script }: PendingEntry): void {
   const path = process.getBuiltinModule('node:path');
-  for (const { file, base, script } of pending.splice(0)) {
-    try {
-      const dir = path.dirname(file);
-      nodeFs().mkdirSync(dir, { recursive: true });
-      writeFileAtomicSync(file, script.createCachedData());
-      const name = path.basename(file);
-      for (const other of nodeFs().readdirSync(dir)) {
-        if (other !== name && other.startsWith(`${base}.`) && other.endsWith(entrySuffix())) removeQuietly(path.join(dir, other));
-      }
-    } catch {
-      // A package folder that cannot be written (a read-only image, another user's install): no cache.
+  try {
+    const dir = path.dirname(file);
+    nodeFs().mkdirSync(dir, { recursive: true });
+    // Before the serialization (milliseconds for a bundle): a folder this user cannot write (a
+    // read-only image, another user's install) would otherwise cost it in every process.
+    nodeFs().accessSync(dir, nodeFs().constants.W_OK);
+    writeFileAtomicSync(file, script.createCachedData());
+    const name = path.basename(file);
+    for (const other of nodeFs().readdirSync(dir)) {
+      if (other !== name && other.startsWith(`${base}.`) && other.endsWith(entrySuffix())) removeQuietly(path.join(dir, other));
     }
+  } catch {
+    // A package folder that cannot be written (a read-only image, another user's install): no cache.
   }
 }

@@ -97,3 +97,34 @@ test('a cache folder that cannot be made: the file loads as without it, nothing 
   assert.deepEqual(loaded.report, plain.report);
   assert.equal(loaded.stderr, '');
 });
+
+test("'after-load': the entry is written as the load returns and holds the code run by then, not what runs later", async () => {
+  const dir = fresh();
+  const lib = path.join(dir, 'lib.cjs');
+  // `later` is compiled only when called, after the load: a large body, so that its code weighs in an entry.
+  fs.writeFileSync(lib, `exports.later = function () { let x = 0; ${'x += Math.sqrt(x + 1) * 3;'.repeat(400)} return x; };\n`);
+  fs.writeFileSync(
+    path.join(dir, 'loader.mjs'),
+    `import fs from 'node:fs';
+import { requireWithCodeCache } from ${JSON.stringify(CODE_CACHE)};
+const [file, cacheDir, when] = process.argv.slice(2);
+const lib = requireWithCodeCache(file, cacheDir, when);
+const atLoad = fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : [];
+lib.later();
+process.stdout.write(JSON.stringify(atLoad));
+`,
+  );
+  const run = async (when: string) => {
+    const cache = path.join(dir, when);
+    const child = runNode([path.join(dir, 'loader.mjs'), lib, cache, when]);
+    assert.equal((await child.exit()).code, 0, child.stderr);
+    const [entry, ...more] = fs.readdirSync(cache);
+    assert.ok(entry !== undefined && more.length === 0, `${when}: one entry`);
+    return { atLoad: JSON.parse(child.stdout) as string[], size: fs.statSync(path.join(cache, entry)).size };
+  };
+  const afterLoad = await run('after-load');
+  const afterStart = await run('after-start');
+  assert.equal(afterLoad.atLoad.length, 1, 'written before the load returned');
+  assert.deepEqual(afterStart.atLoad, [], 'the default waits for the start (here: the exit)');
+  assert.ok(afterLoad.size < afterStart.size, `after-load ${afterLoad.size} B, after-start ${afterStart.size} B`);
+});

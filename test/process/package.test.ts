@@ -44,8 +44,10 @@ before(
 
 describe('the packed package', { timeout: NPM_TIMEOUT_MS * 3 }, () => {
   it('holds the built code and the README only', () => {
-    assert.ok(files.includes('dist/preload/register.js'));
-    assert.ok(files.includes('dist/preload/worker.js'));
+    for (const preload of ['register', 'worker']) {
+      assert.ok(files.includes(`dist/preload/${preload}.js`), 'the preload Node loads');
+      assert.ok(files.includes(`dist/preload/${preload}.cjs`), 'its body');
+    }
     assert.ok(files.includes('dist/page/report.js'), "the report page's script, which html.ts reads");
     assert.ok(files.includes('dist/page/diff.js'), "the diff page's script, which diff-html.ts reads");
     assert.ok(files.includes('dist/bin/pyro-run.js'));

@@ -1,15 +1,18 @@
 /**
- * The preloads are one file each (build/preload-bundle.ts), esbuild's own under dist/preload/, where
- * package.json's `./register` export points: before the app's first line, a process with the agent
- * loads the main thread's bundle and the vendored OpenTelemetry bundles, no module of dist/src/ one
- * by one; and each bundled module still resolves paths from its own compiled file.
+ * The preloads are esbuild bundles under dist/preload/ (build/preload-bundle.ts), where package.json's
+ * `./register` export points: each an ES module Node loads, which runs the bundle's body (CommonJS)
+ * with V8's code cache. Before the app's first line, a process with the agent loads the main
+ * thread's preload, its body and the vendored OpenTelemetry bundles, no module of dist/src/ one by
+ * one; and each bundled module still resolves paths from its own compiled file.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { keepOwnUrl } from '../../build/own-url.js';
+import { preloadBody } from '../../src/preloads.js';
 import { fixture, registerPath, repoRoot, runNode, workerPreloadPath } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
 
@@ -45,18 +48,31 @@ test("package.json's `./register` is the main thread's preload bundle, the file 
 });
 
 test("every module in each preload bundle (the main thread's, a worker's) resolves its own compiled file from the bundle's folder", () => {
-  for (const bundle of [registerPath, workerPreloadPath]) {
-    const own = [...readFileSync(bundle, 'utf8').matchAll(/new URL\("([^"]+)", import\.meta\.url\)/g)].map((match) => match[1]!);
-    assert.ok(own.length > 0, `${bundle} keeps its modules' URLs`);
-    for (const file of new Set(own)) {
-      const resolved = fileURLToPath(new URL(file, pathToFileURL(bundle)));
-      assert.ok(existsSync(resolved), `${path.relative(repoRoot, bundle)}: ${file} is ${resolved}, which does not exist`);
-      assert.ok(resolved.startsWith(path.join(repoRoot, 'dist', 'src') + path.sep), `${file}: a file tsc writes`);
+  for (const preload of [registerPath, workerPreloadPath]) {
+    // The ES module Node loads (its code-cache loader) and the body it runs, where `__bundleUrl` is the body's own URL.
+    const body = fileURLToPath(preloadBody(pathToFileURL(preload)));
+    for (const bundle of [preload, body]) {
+      const own = [...readFileSync(bundle, 'utf8').matchAll(/new URL\("([^"]+)", (?:import\.meta\.url|__bundleUrl)\)/g)].map((match) => match[1]!);
+      assert.ok(own.length > 0, `${bundle} keeps its modules' URLs`);
+      for (const file of new Set(own)) {
+        const resolved = fileURLToPath(new URL(file, pathToFileURL(bundle)));
+        if (bundle === preload && resolved === body) continue;
+        assert.ok(existsSync(resolved), `${path.relative(repoRoot, bundle)}: ${file} is ${resolved}, which does not exist`);
+        assert.ok(resolved.startsWith(path.join(repoRoot, 'dist', 'src') + path.sep), `${file}: a file tsc writes`);
+      }
     }
   }
 });
 
-test("before the app's first line, the agent's code is the main thread's preload bundle and the vendored bundles, nothing of dist/src/", async () => {
+test('each preload body is ASCII, so that V8 holds its source as one byte a character, and is strict code', () => {
+  for (const preload of [registerPath, workerPreloadPath]) {
+    const body = readFileSync(fileURLToPath(preloadBody(pathToFileURL(preload))), 'utf8');
+    assert.equal(/[^\x00-\x7f]/.exec(body)?.[0], undefined, preload);
+    assert.ok(body.startsWith("'use strict';"), 'the directive comes first (the ES modules it is bundled from are strict)');
+  }
+});
+
+test("before the app's first line, the agent's code is the main thread's preload and its body, and the vendored bundles, nothing of dist/src/", async () => {
   const app = runNode(
     [
       '--import',
@@ -71,20 +87,30 @@ test("before the app's first line, the agent's code is the main thread's preload
     },
   );
   assert.equal((await app.exit()).code, 0, app.stderr);
-  const dist = pathToFileURL(path.join(repoRoot, 'dist')).href;
-  // The vendored bundles are compiled with their code cache (src/util/code-cache.ts), not through
-  // Node's loader: require's cache has them, the loader's hooks see the preload bundle only.
+  const dist = path.join(repoRoot, 'dist');
+  // The preload's body and the vendored bundles are compiled with their code cache
+  // (src/util/code-cache.ts), not through Node's loader: require's cache has them, the loader's
+  // hooks see the preload Node loads only.
   const [viaLoader, required] = JSON.parse(app.stdout.split('\n')[0]!) as [string[], string[]];
-  const ours = viaLoader.filter((url) => url.startsWith(`${dist}/`)).map((url) => url.slice(dist.length + 1));
-  assert.ok(ours.includes('preload/register.js'), ours.join(', '));
-  assert.ok(required.includes(path.join(repoRoot, 'dist/vendor/otel.cjs')), 'the agent started: its OpenTelemetry bundle is loaded');
+  const distUrl = `${pathToFileURL(dist).href}/`;
   assert.deepEqual(
-    ours.filter((file) => file !== 'preload/register.js' && !file.startsWith('vendor/')),
+    viaLoader.filter((url) => url.startsWith(distUrl)).map((url) => url.slice(distUrl.length)),
+    ['preload/register.js'],
+  );
+  const ours = required.filter((file) => file.startsWith(`${dist}${path.sep}`)).map((file) => path.relative(dist, file));
+  assert.ok(ours.includes(path.join('preload', 'register.cjs')), ours.join(', '));
+  assert.ok(ours.includes(path.join('vendor', 'otel.cjs')), 'the agent started: its OpenTelemetry bundle is loaded');
+  assert.deepEqual(
+    ours.filter((file) => !file.startsWith(`vendor${path.sep}`) && file !== path.join('preload', 'register.cjs')),
     [],
   );
+  // The body's entry, for its text, this V8 and this architecture: written by the first process, once its start has run.
+  const body = readFileSync(path.join(dist, 'preload', 'register.cjs'));
+  const entry = `register.cjs.${createHash('sha1').update(body).digest('hex').slice(0, 16)}.${process.versions.v8}.${process.arch}.bin`;
+  assert.ok(existsSync(path.join(dist, '.code-cache', entry)), entry);
 });
 
-test("NODE_DISABLE_COMPILE_CACHE: the vendored bundles load through Node's loader, as `require` loads them, with no code cache", async () => {
+test("NODE_DISABLE_COMPILE_CACHE: the preload's body and the vendored bundles load through Node's loader, as `require` loads them, with no code cache", async () => {
   const app = runNode(
     ['--import', fixture('modules/loaded-files.mjs'), '--import', registerPath, '-e', 'console.log(JSON.stringify(globalThis.loadedFiles()))'],
     {
@@ -93,5 +119,6 @@ test("NODE_DISABLE_COMPILE_CACHE: the vendored bundles load through Node's loade
   );
   assert.equal((await app.exit()).code, 0, app.stderr);
   const viaLoader = JSON.parse(app.stdout.split('\n')[0]!) as string[];
-  assert.ok(viaLoader.includes(pathToFileURL(path.join(repoRoot, 'dist/vendor/otel.cjs')).href), viaLoader.join(', '));
+  for (const file of ['dist/preload/register.cjs', 'dist/vendor/otel.cjs'])
+    assert.ok(viaLoader.includes(pathToFileURL(path.join(repoRoot, file)).href), `${file}: ${viaLoader.join(', ')}`);
 });
