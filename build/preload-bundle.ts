@@ -1,9 +1,9 @@
 /**
  * Build step (after tsc and vendor-bundles): writes each preload — the main thread's
  * (src/register.ts) and a worker thread's (src/threads/worker-preload.ts, a worker's agent only) —
- * as one file under dist/preload/ (src/preloads.ts names them), holding it and every module of ours
- * it loads, so that a process with the agent resolves, reads and compiles one module instead of
- * ~80. Each `import` of ours costs a resolution (stats, package.json reads, URL work), a read and a
+ * as one bundle under dist/preload/ (src/preloads.ts names them), holding it and every module of
+ * ours it loads, so that a process with the agent resolves, reads and compiles one module instead
+ * of ~80. Each `import` of ours costs a resolution (stats, package.json reads, URL work), a read and a
  * compile before the app's first line; bundled, a hello world's start is measurably lighter
  * (docs/performance.md).
  *
