@@ -28,10 +28,11 @@
  * Usage: node dist/build/preload-bundle.js
  */
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { writeAscii } from './ascii-output.js';
 import { keepOwnUrl } from './own-url.js';
 import { MAIN_PRELOAD_URL, WORKER_PRELOAD_URL, preloadBody } from '../src/preloads.js';
 
@@ -89,16 +90,6 @@ function bundledLazyParts(): Plugin {
   };
 }
 
-/**
- * esbuild writes strings, templates and regular expressions in ASCII (its `charset` default) but
- * keeps the comments it keeps (class fields' JSDoc) as written: one `—` there makes the whole source
- * a two-byte string in V8, twice the memory for the text V8 holds for as long as the process runs
- * (and for the copy the code cache's loader compiles). Those characters are written as escapes.
- */
-function asciiComments(text: string): string {
-  return text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /** The ES module Node loads: it runs the body beside it, with the code cache. */
 function preloadModule(body: string): string {
   return [
@@ -124,8 +115,8 @@ async function main(): Promise<void> {
       define: { 'import.meta.url': BODY_URL },
       plugins: [bundledLazyParts(), ownModules(body)],
     });
-    mkdirSync(path.dirname(body), { recursive: true });
-    for (const { path: file, text } of built.outputFiles) writeFileSync(file, asciiComments(text));
+    // In ASCII (ascii-output.ts): the body is the largest source V8 keeps of ours.
+    writeAscii(built.outputFiles);
     await esbuild.build({
       ...common,
       stdin: { contents: preloadModule(body), resolveDir: path.dirname(outfile), loader: 'js' },

@@ -13,6 +13,9 @@
  *   of each (one context API, one semantic-conventions table) however many are loaded.
  * - `otlp-trace.cjs`: the OTLP trace serializers, from otlp-transformer's ESM build so that its
  *   metrics and logs halves are left out (its CommonJS index loads all three).
+ * - `undici.cjs`: the parts of undici the uploads use (UNDICI_PARTS), without its index, which
+ *   loads fetch, WebSocket, the HTTP cache and the mocks too; ~50 files that every process that
+ *   uploads loads at its first upload (a short script: at its exit), taken with the code cache.
  * - The net instrumentation gets `tls` lazily (lazyTls below).
  * - Some instrumentations get fixes where they change how a library behaves, and shimmer (in
  *   otel.cjs) the hook of the wrap guard (instrumentation-patches.ts, applied by patchedSources).
@@ -25,17 +28,27 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
+import { writeAscii } from './ascii-output.js';
 import { INSTRUMENTATION_NAMES } from '../src/tracing/instrumentations.js';
 import { type FilePatches, INSTRUMENTATION_PATCHES, patchSource } from './instrumentation-patches.js';
-import { BUNDLED_INTERNALS, SHARED_PACKAGES, VENDOR_CORE_FILE, VENDOR_OTLP_TRACE_FILE, WRAP_GUARD_ENTRY, instrumentationFile } from '../src/vendor.js';
+import {
+  BUNDLED_INTERNALS,
+  SHARED_PACKAGES,
+  UNDICI_PARTS,
+  VENDOR_CORE_FILE,
+  VENDOR_OTLP_TRACE_FILE,
+  VENDOR_UNDICI_FILE,
+  WRAP_GUARD_ENTRY,
+  instrumentationFile,
+} from '../src/vendor.js';
 
 const require = createRequire(import.meta.url);
 const esbuild = require('esbuild') as typeof import('esbuild');
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const outDir = path.join(repoRoot, 'dist/vendor');
-/** Left to node_modules (see above); @datadog/pprof and undici are loaded from there by their own modules. */
+/** Left to node_modules (see above); @datadog/pprof is loaded from there by its own modules. */
 const EXTERNAL = ['import-in-the-middle', 'require-in-the-middle'];
 
 const common = {
@@ -179,22 +192,34 @@ function assertOnlyTlsSocketUsed(): void {
   if (used.size !== 1 || !used.has('TLSSocket')) throw new Error(`instrumentation-net uses tls.${[...used].join(', tls.')}: revisit lazyTls`);
 }
 
+/**
+ * The parts of undici the uploads use (src/export/transport/undici-parts.ts), each a getter: a part's
+ * modules run at its first use, the proxy's only where a proxy is set.
+ */
+function undiciEntry(): string {
+  const getters = Object.entries(UNDICI_PARTS).map(([key, file]) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(`undici/${file}`)}); },`);
+  return `module.exports = {\n${getters.join('\n')}\n};\n`;
+}
+
+/** One bundle, written in ASCII (ascii-output.ts: undici's bundle keeps a legal comment with an `ä`). */
+async function bundle(options: BuildOptions): Promise<void> {
+  writeAscii((await esbuild.build({ ...common, ...options, write: false })).outputFiles);
+}
+
 async function main(): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const getter = (key: string, file: string) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}); },`;
   const getters = SHARED_PACKAGES.map((pkg) => getter(pkg, pkg));
   getters.push(getter(WRAP_GUARD_ENTRY, shimmerFile()));
-  await esbuild.build({
-    ...common,
+  await bundle({
     stdin: { contents: `module.exports = {\n${getters.join('\n')}\n};\n`, resolveDir: repoRoot, sourcefile: 'otel-entry.cjs', loader: 'js' },
     outfile: path.join(outDir, VENDOR_CORE_FILE),
     plugins: SHARED_PACKAGES.flatMap(patchesOf),
   });
   const plugin = sharedPackages();
   assertOnlyTlsSocketUsed();
-  await esbuild.build({
-    ...common,
+  await bundle({
     stdin: {
       contents: "export { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';\n",
       resolveDir: repoRoot,
@@ -204,11 +229,14 @@ async function main(): Promise<void> {
     outfile: path.join(outDir, VENDOR_OTLP_TRACE_FILE),
     plugins: [plugin],
   });
+  await bundle({
+    stdin: { contents: undiciEntry(), resolveDir: repoRoot, sourcefile: 'undici-entry.cjs', loader: 'js' },
+    outfile: path.join(outDir, VENDOR_UNDICI_FILE),
+  });
   for (const name of INSTRUMENTATION_NAMES) {
     const pkg = `@opentelemetry/instrumentation-${name}`;
     if (!resolveFrom(pkg, repoRoot)) throw new Error(`${pkg} is not installed`);
-    await esbuild.build({
-      ...common,
+    await bundle({
       stdin: { contents: bundleEntry(name, pkg), resolveDir: repoRoot, sourcefile: `${name}-entry.cjs`, loader: 'js' },
       outfile: path.join(outDir, instrumentationFile(name)),
       plugins: [plugin, ...(name === 'net' ? [lazyTls()] : []), ...patchesOf(pkg)],

@@ -24,6 +24,23 @@ export const VENDOR_CORE_FILE = 'otel.cjs';
 /** The core bundle's key for @opentelemetry/instrumentation's shimmer, patched to take the wrap guard. */
 export const WRAP_GUARD_ENTRY = 'pyro-run:shimmer';
 export const VENDOR_OTLP_TRACE_FILE = 'otlp-trace.cjs';
+export const VENDOR_UNDICI_FILE = 'undici.cjs';
+/**
+ * The files of undici its bundle holds, by the key it exposes each under (a getter: the file runs at
+ * the first read). undici has no `exports` map, so these paths are public to Node; its version is
+ * pinned, and every upload test goes through them.
+ */
+export const UNDICI_PARTS = {
+  Agent: 'lib/dispatcher/agent.js',
+  buildConnector: 'lib/core/connect.js',
+  Dispatcher: 'lib/dispatcher/dispatcher.js',
+  /** The request API, as undici's index mixes it into every dispatcher. */
+  request: 'lib/api/api-request.js',
+  Pool: 'lib/dispatcher/pool.js',
+  ProxyAgent: 'lib/dispatcher/proxy-agent.js',
+  /** The CONNECT request, as undici's index mixes it into every dispatcher. */
+  connect: 'lib/api/api-connect.js',
+} as const;
 export const instrumentationFile = (name: string): string => `instrumentation-${name}.cjs`;
 /** The http instrumentation bundle's key for the package's own dist/utils.cjs (tracing/http-server-spans.ts uses it). */
 export const HTTP_UTILS_ENTRY = 'pyro-run:http-utils';
@@ -84,6 +101,19 @@ type Transformer = typeof import('@opentelemetry/otlp-transformer');
  */
 export const otlpJsonTraceSerializer = (): Transformer['JsonTraceSerializer'] =>
   (vendored(VENDOR_OTLP_TRACE_FILE) as Pick<Transformer, 'JsonTraceSerializer'>).JsonTraceSerializer;
+
+type UndiciIndex = typeof import('undici');
+/** The parts of undici the uploads use, from its bundle (UNDICI_PARTS says which file each is). */
+export interface UndiciParts {
+  Agent: UndiciIndex['Agent'];
+  buildConnector: UndiciIndex['buildConnector'];
+  Dispatcher: UndiciIndex['Dispatcher'];
+  request: (this: import('undici').Dispatcher, options: import('undici').Dispatcher.RequestOptions) => Promise<import('undici').Dispatcher.ResponseData>;
+  Pool: UndiciIndex['Pool'];
+  ProxyAgent: UndiciIndex['ProxyAgent'];
+  connect: unknown;
+}
+export const undiciParts = (): UndiciParts => vendored(VENDOR_UNDICI_FILE) as UndiciParts;
 
 /** The exports of `@opentelemetry/instrumentation-<name>`, from its bundle. */
 export function instrumentationPackage(name: string): Record<string, unknown> {

@@ -7,12 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { asciiComments } from '../../build/ascii-output.js';
 import { keepOwnUrl } from '../../build/own-url.js';
 import { preloadBody } from '../../src/preloads.js';
+import { VENDOR_UNDICI_FILE } from '../../src/vendor.js';
 import { fixture, registerPath, repoRoot, runNode, workerPreloadPath } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
 
@@ -64,12 +66,27 @@ test("every module in each preload bundle (the main thread's, a worker's) resolv
   }
 });
 
-test('each preload body is ASCII, so that V8 holds its source as one byte a character, and is strict code', () => {
-  for (const preload of [registerPath, workerPreloadPath]) {
-    const body = readFileSync(fileURLToPath(preloadBody(pathToFileURL(preload))), 'utf8');
-    assert.equal(/[^\x00-\x7f]/.exec(body)?.[0], undefined, preload);
-    assert.ok(body.startsWith("'use strict';"), 'the directive comes first (the ES modules it is bundled from are strict)');
-  }
+test("a bundle's characters outside ASCII are written as escapes, which read the same in its comments", () => {
+  const cases: [string, string][] = [
+    ['/** a \u2014 b */ x = 1;', '/** a \\u2014 b */ x = 1;'],
+    ['/*! J\u00e4rting */', '/*! J\\u00e4rting */'],
+    ['// \u{1f600}', '// \\ud83d\\ude00'],
+    ['plain', 'plain'],
+  ];
+  for (const [text, expected] of cases) assert.equal(asciiComments(text), expected, text);
+});
+
+test("every bundle of ours V8 compiles in the app is ASCII (one byte a character in V8's heap), and each preload's body is strict code", () => {
+  const dist = path.join(repoRoot, 'dist');
+  const bodies = [registerPath, workerPreloadPath].map((preload) => fileURLToPath(preloadBody(pathToFileURL(preload))));
+  const vendored = readdirSync(path.join(dist, 'vendor')).map((file) => path.join(dist, 'vendor', file));
+  assert.ok(
+    vendored.some((file) => file.endsWith(`${path.sep}${VENDOR_UNDICI_FILE}`)),
+    'the undici bundle is built',
+  );
+  for (const file of [...bodies, ...vendored]) assert.equal(/[^\x00-\x7f]/.exec(readFileSync(file, 'utf8'))?.[0], undefined, file);
+  for (const body of bodies)
+    assert.ok(readFileSync(body, 'utf8').startsWith("'use strict';"), `${body}: the directive comes first (the ES modules it is bundled from are strict)`);
 });
 
 test("before the app's first line, the agent's code is the main thread's preload and its body, and the vendored bundles, nothing of dist/src/", async () => {

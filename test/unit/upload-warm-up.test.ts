@@ -10,13 +10,14 @@ import { it } from 'node:test';
 import { Uploads } from '../../src/export/uploads.js';
 import type { HttpSender } from '../../src/export/transport/http-sender.js';
 import { loadUndici } from '../../src/export/transport/undici-parts.js';
+import { VENDOR_UNDICI_FILE } from '../../src/vendor.js';
 import type { Upstream } from '../../src/export/upstream.js';
 import { Logger } from '../../src/log.js';
 import { registerPath, runNode } from '../support/child.js';
 import { startReceiver } from '../support/receiver.js';
 
-/** Whether the agent's HTTP client is loaded, read from the app's own code. */
-const LOADED = `const loaded = () => Object.keys(require.cache).some((file) => file.replace(/\\\\/g, '/').endsWith('undici/lib/dispatcher/agent.js'));`;
+/** Whether the agent's HTTP client (the bundle of undici's parts, src/vendor.ts) is loaded, read from the app's own code. */
+const LOADED = `const loaded = () => Object.keys(require.cache).some((file) => file.replace(/\\\\/g, '/').endsWith('dist/vendor/${VENDOR_UNDICI_FILE}'));`;
 
 /** Prints, from the app's first line, whether the agent's HTTP client is loaded already. */
 const APP = `

@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
+import { undiciParts } from '../../vendor.js';
 import { type Outgoing, wireForm } from './outgoing.js';
-
-const require = createRequire(import.meta.url);
 
 type UndiciIndex = typeof import('undici');
 
@@ -33,42 +31,32 @@ let loaded: Undici | undefined;
 let proxyParts: ProxyParts | undefined;
 
 /**
- * undici's ProxyAgent and what it needs, one by one as loadUndici does. ProxyAgent opens its
- * tunnels with `client.connect()`, the CONNECT request that undici's index mixes into every
- * dispatcher's prototype: it is added here to a Pool subclass of ours instead, so undici's shared
- * prototypes (an app may use the same copy) stay as they are.
+ * undici's ProxyAgent and what it needs, from the same bundle. ProxyAgent opens its tunnels with
+ * `client.connect()`, the CONNECT request that undici's index mixes into every dispatcher's
+ * prototype: the bundle has no index, so it is added here to a Pool subclass of ours.
  */
 function loadProxyParts(): ProxyParts {
   if (proxyParts) return proxyParts;
-  const Pool = require('undici/lib/dispatcher/pool.js') as UndiciIndex['Pool'];
-  const connect = require('undici/lib/api/api-connect.js') as unknown;
+  const { Pool, connect, ProxyAgent } = undiciParts();
   const TunnelPool = class TunnelPool extends Pool {};
   Object.defineProperty(TunnelPool.prototype, 'connect', { value: connect, writable: true, configurable: true });
-  proxyParts = {
-    ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js') as UndiciIndex['ProxyAgent'],
-    Pool,
-    TunnelPool,
-  };
+  proxyParts = { ProxyAgent, Pool, TunnelPool };
   return proxyParts;
 }
 
 /**
- * undici's agent, connector and request, required one by one instead of through its index, which
- * also loads fetch, WebSocket, the HTTP cache, EventSource and the mocks: the index took ~150 ms
- * of the app's event loop at the first upload here, these parts about a third of it. undici has
- * no `exports` map, so the paths are public to Node; the version is pinned and every upload test
- * goes through them.
+ * undici's agent, connector and request, from the bundle of its parts (src/vendor.ts), not through
+ * its index, which also loads fetch, WebSocket, the HTTP cache, EventSource and the mocks: the
+ * index took ~150 ms of the app's event loop at the first upload here, these parts about a third
+ * of it, and the bundle, compiled from V8's code cache, less again (docs/performance.md).
  */
 export function loadUndici(): Undici {
   if (loaded) return loaded;
-  const Agent = require('undici/lib/dispatcher/agent.js') as UndiciIndex['Agent'];
-  const buildConnector = require('undici/lib/core/connect.js') as UndiciIndex['buildConnector'];
-  // The request API as undici's index mixes it into every dispatcher.
-  const request = require('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+  const { Agent, buildConnector, Dispatcher, request } = undiciParts();
   loaded = {
     Agent,
     buildConnector,
-    Dispatcher: require('undici/lib/dispatcher/dispatcher.js') as UndiciIndex['Dispatcher'],
+    Dispatcher,
     proxyParts: loadProxyParts,
     post(dispatcher, outgoing, signal) {
       const wire = wireForm(outgoing);
