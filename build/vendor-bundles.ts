@@ -193,11 +193,12 @@ function assertOnlyTlsSocketUsed(): void {
 }
 
 /**
- * The parts of undici the uploads use (src/export/transport/undici-parts.ts), each a getter: a part's
- * modules run at its first use, the proxy's only where a proxy is set.
+ * A bundle's entry: an object with a getter per key that requires its file, so that a bundled
+ * module runs at its first use (an OpenTelemetry package; an undici part, the proxy's only where a
+ * proxy is set).
  */
-function undiciEntry(): string {
-  const getters = Object.entries(UNDICI_PARTS).map(([key, file]) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(`undici/${file}`)}); },`);
+function gettersEntry(parts: readonly (readonly [key: string, file: string])[]): string {
+  const getters = parts.map(([key, file]) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}); },`);
   return `module.exports = {\n${getters.join('\n')}\n};\n`;
 }
 
@@ -209,11 +210,9 @@ async function bundle(options: BuildOptions): Promise<void> {
 async function main(): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const getter = (key: string, file: string) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}); },`;
-  const getters = SHARED_PACKAGES.map((pkg) => getter(pkg, pkg));
-  getters.push(getter(WRAP_GUARD_ENTRY, shimmerFile()));
+  const shared = [...SHARED_PACKAGES.map((pkg) => [pkg, pkg] as const), [WRAP_GUARD_ENTRY, shimmerFile()] as const];
   await bundle({
-    stdin: { contents: `module.exports = {\n${getters.join('\n')}\n};\n`, resolveDir: repoRoot, sourcefile: 'otel-entry.cjs', loader: 'js' },
+    stdin: { contents: gettersEntry(shared), resolveDir: repoRoot, sourcefile: 'otel-entry.cjs', loader: 'js' },
     outfile: path.join(outDir, VENDOR_CORE_FILE),
     plugins: SHARED_PACKAGES.flatMap(patchesOf),
   });
@@ -230,7 +229,12 @@ async function main(): Promise<void> {
     plugins: [plugin],
   });
   await bundle({
-    stdin: { contents: undiciEntry(), resolveDir: repoRoot, sourcefile: 'undici-entry.cjs', loader: 'js' },
+    stdin: {
+      contents: gettersEntry(Object.entries(UNDICI_PARTS).map(([key, file]) => [key, `undici/${file}`] as const)),
+      resolveDir: repoRoot,
+      sourcefile: 'undici-entry.cjs',
+      loader: 'js',
+    },
     outfile: path.join(outDir, VENDOR_UNDICI_FILE),
   });
   for (const name of INSTRUMENTATION_NAMES) {
