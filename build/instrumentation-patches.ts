@@ -1,8 +1,8 @@
 /**
- * Changes pyro-run makes to the OpenTelemetry packages it bundles: fixes where an instrumentation's
- * code makes a library behave differently with the agent than without it, where OpenTelemetry's
- * code makes the app's garbage collection costlier, and the hook of the wrap guard
- * (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
+ * Changes pyro-run makes to the packages it bundles: fixes where an instrumentation's code makes a
+ * library behave differently with the agent than without it, where OpenTelemetry's code makes the
+ * app's garbage collection costlier, where a bundled part of undici could touch the app's state, and
+ * the hook of the wrap guard (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
  * file of one package, applied by the bundle build (vendor-bundles.ts); the build fails when a text
  * is not found exactly once, so an upgrade of the package makes someone look at the change again.
  * docs/compatibility.md lists the fixes for upstream.
@@ -1099,6 +1099,20 @@ export const INSTRUMENTATION_PATCHES: readonly FilePatches[] = [
           '\t\t\t}',
           '\t\t\targumentsCopy[4] = _opentelemetry_api.context.bind(',
         ].join('\n'),
+      },
+    ],
+  },
+  {
+    // undici's upload parts (vendor.ts UNDICI_PARTS) reach its fetch body module, whose multipart
+    // boundary takes crypto.randomInt and, where Node has no crypto, the app's Math.random. pyro-run
+    // needs crypto anyway (its span and profile ids, util/random.ts).
+    package: 'undici',
+    file: 'lib/web/fetch/body.js',
+    patches: [
+      {
+        why: "a Node without crypto would have the agent's bundle of undici draw from the app's Math.random, whose seeded sequence is the app's",
+        find: "const random = runtimeFeatures.has('crypto')\n  ? require('node:crypto').randomInt\n  : (max) => Math.floor(Math.random() * max)",
+        replace: "const random = require('node:crypto').randomInt",
       },
     ],
   },

@@ -236,6 +236,7 @@ async function main(): Promise<void> {
       loader: 'js',
     },
     outfile: path.join(outDir, VENDOR_UNDICI_FILE),
+    plugins: patchesOf('undici'),
   });
   for (const name of INSTRUMENTATION_NAMES) {
     const pkg = `@opentelemetry/instrumentation-${name}`;
