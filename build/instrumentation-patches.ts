@@ -2,9 +2,10 @@
  * Changes pyro-run makes to the packages it bundles: fixes where an instrumentation's code makes a
  * library behave differently with the agent than without it, where OpenTelemetry's code makes the
  * app's garbage collection costlier, where a bundled part of undici could touch the app's state, and
- * the hook of the wrap guard (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact text replacement in one
- * file of one package, applied by the bundle build (vendor-bundles.ts); the build fails when a text
- * is not found exactly once, so an upgrade of the package makes someone look at the change again.
+ * the hook of the wrap guard (src/tracing/instrumentation-guard.ts) into shimmer. Each is an exact
+ * text replacement in one file of one package, applied by the bundle build (vendor-bundles.ts); the
+ * build fails when a text is not found exactly once, so an upgrade of the package makes someone
+ * look at the change again.
  * docs/compatibility.md lists the fixes for upstream.
  */
 

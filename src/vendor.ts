@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { Dispatcher } from 'undici';
 import { CODE_CACHE_DIR, requireWithCodeCache } from './util/code-cache.js';
 
 const require = createRequire(import.meta.url);
@@ -104,13 +105,8 @@ export const otlpJsonTraceSerializer = (): Transformer['JsonTraceSerializer'] =>
 
 type UndiciIndex = typeof import('undici');
 /** The parts of undici the uploads use, from its bundle (UNDICI_PARTS says which file each is). */
-export interface UndiciParts {
-  Agent: UndiciIndex['Agent'];
-  buildConnector: UndiciIndex['buildConnector'];
-  Dispatcher: UndiciIndex['Dispatcher'];
-  request: (this: import('undici').Dispatcher, options: import('undici').Dispatcher.RequestOptions) => Promise<import('undici').Dispatcher.ResponseData>;
-  Pool: UndiciIndex['Pool'];
-  ProxyAgent: UndiciIndex['ProxyAgent'];
+export interface UndiciParts extends Pick<UndiciIndex, 'Agent' | 'buildConnector' | 'Dispatcher' | 'Pool' | 'ProxyAgent'> {
+  request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
   connect: unknown;
 }
 export const undiciParts = (): UndiciParts => vendored(VENDOR_UNDICI_FILE) as UndiciParts;

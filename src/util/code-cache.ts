@@ -66,8 +66,7 @@ export function requireWithCodeCache(filename: string, cacheDir: string, writeEn
   const vm = process.getBuiltinModule('node:vm');
   const source = nodeFs().readFileSync(filename, 'utf8');
   const base = path.basename(filename);
-  const hash = process.getBuiltinModule('node:crypto').hash('sha1', source).slice(0, 16);
-  const file = path.join(cacheDir, `${base}.${hash}${entrySuffix()}`);
+  const file = path.join(cacheDir, entryName(base, source));
   const cachedData = readQuietly(file);
   const script = new vm.Script(Module.wrap(source), {
     filename,
@@ -97,6 +96,10 @@ export function requireWithCodeCache(filename: string, cacheDir: string, writeEn
 
 /** What ends the name of every entry this Node writes: entries of other Nodes (22, 24, 26 side by side) are theirs. */
 const entrySuffix = () => `.${process.versions.v8}.${process.arch}.bin`;
+
+/** The name of the entry for the file named `base` with the text `source`, in this Node. */
+export const entryName = (base: string, source: string): string =>
+  `${base}.${process.getBuiltinModule('node:crypto').hash('sha1', source).slice(0, 16)}${entrySuffix()}`;
 
 function readQuietly(file: string): Buffer | undefined {
   try {

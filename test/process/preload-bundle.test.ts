@@ -6,7 +6,6 @@
  * one; and each bundled module still resolves paths from its own compiled file.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -14,11 +13,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { asciiComments } from '../../build/ascii-output.js';
 import { keepOwnUrl } from '../../build/own-url.js';
 import { preloadBody } from '../../src/preloads.js';
+import { entryName } from '../../src/util/code-cache.js';
 import { VENDOR_UNDICI_FILE } from '../../src/vendor.js';
 import { fixture, registerPath, repoRoot, runNode, workerPreloadPath } from '../support/child.js';
 import { scratchDirs } from '../support/scratch.js';
 
 const { fresh } = scratchDirs('pyro-run-preload-bundle-');
+/** The body a preload (its path) runs. */
+const bodyOf = (preload: string): string => fileURLToPath(preloadBody(pathToFileURL(preload)));
 
 test("a bundled module's import.meta.url is its own compiled file's, resolved from the bundle's", () => {
   const cases: [string, string, string][] = [
@@ -52,7 +54,7 @@ test("package.json's `./register` is the main thread's preload bundle, the file 
 test("every module in each preload bundle (the main thread's, a worker's) resolves its own compiled file from the bundle's folder", () => {
   for (const preload of [registerPath, workerPreloadPath]) {
     // The ES module Node loads (its code-cache loader) and the body it runs, where `__bundleUrl` is the body's own URL.
-    const body = fileURLToPath(preloadBody(pathToFileURL(preload)));
+    const body = bodyOf(preload);
     for (const bundle of [preload, body]) {
       const own = [...readFileSync(bundle, 'utf8').matchAll(/new URL\("([^"]+)", (?:import\.meta\.url|__bundleUrl)\)/g)].map((match) => match[1]!);
       assert.ok(own.length > 0, `${bundle} keeps its modules' URLs`);
@@ -78,7 +80,7 @@ test("a bundle's characters outside ASCII are written as escapes, which read the
 
 test("every bundle of ours V8 compiles in the app is ASCII (one byte a character in V8's heap), and each preload's body is strict code", () => {
   const dist = path.join(repoRoot, 'dist');
-  const bodies = [registerPath, workerPreloadPath].map((preload) => fileURLToPath(preloadBody(pathToFileURL(preload))));
+  const bodies = [registerPath, workerPreloadPath].map(bodyOf);
   const vendored = readdirSync(path.join(dist, 'vendor')).map((file) => path.join(dist, 'vendor', file));
   assert.ok(
     vendored.some((file) => file.endsWith(`${path.sep}${VENDOR_UNDICI_FILE}`)),
@@ -122,8 +124,7 @@ test("before the app's first line, the agent's code is the main thread's preload
     [],
   );
   // The body's entry, for its text, this V8 and this architecture: written by the first process, once its start has run.
-  const body = readFileSync(path.join(dist, 'preload', 'register.cjs'));
-  const entry = `register.cjs.${createHash('sha1').update(body).digest('hex').slice(0, 16)}.${process.versions.v8}.${process.arch}.bin`;
+  const entry = entryName('register.cjs', readFileSync(path.join(dist, 'preload', 'register.cjs'), 'utf8'));
   assert.ok(existsSync(path.join(dist, '.code-cache', entry)), entry);
 });
 

@@ -1,15 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { undiciParts } from '../../vendor.js';
+import { type UndiciParts, undiciParts } from '../../vendor.js';
 import { type Outgoing, wireForm } from './outgoing.js';
 
-type UndiciIndex = typeof import('undici');
-
-/** The parts of undici our uploads use. */
-export interface Undici {
-  Agent: UndiciIndex['Agent'];
-  buildConnector: UndiciIndex['buildConnector'];
-  /** The base class of dispatchers, for the ones of ours that route requests (origin-routes.ts). */
-  Dispatcher: UndiciIndex['Dispatcher'];
+/**
+ * The parts of undici our uploads use: the agent, the connector, and the base class of dispatchers,
+ * for the ones of ours that route requests (origin-routes.ts).
+ */
+export interface Undici extends Pick<UndiciParts, 'Agent' | 'buildConnector' | 'Dispatcher'> {
   /** The parts uploads through a proxy use, loaded at the first call: only when a proxy is set. */
   proxyParts(): ProxyParts;
   /**
@@ -20,11 +17,9 @@ export interface Undici {
 }
 
 /** What a proxy needs on top (proxy-agent.ts). */
-export interface ProxyParts {
-  ProxyAgent: UndiciIndex['ProxyAgent'];
-  Pool: UndiciIndex['Pool'];
+export interface ProxyParts extends Pick<UndiciParts, 'ProxyAgent' | 'Pool'> {
   /** A Pool that can open CONNECT tunnels (see loadProxyParts). */
-  TunnelPool: UndiciIndex['Pool'];
+  TunnelPool: UndiciParts['Pool'];
 }
 
 let loaded: Undici | undefined;
