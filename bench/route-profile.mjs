@@ -1,5 +1,5 @@
 // Where a request's CPU goes under one contender: a CPU profile of the app under load
-// (bench/probes/cpu-profile.cjs, V8's sampler at 100 µs through the inspector), its self time per
+// (bench/probes/cpu-profile.cjs, V8's sampler every 1 ms through the inspector), its self time per
 // request by whose code ran — pyro-run's, each bundled OpenTelemetry part, each package, Node's,
 // V8's (native functions, the garbage collector) — and the functions with the most:
 // `node bench/route-profile.mjs [id] [--app express|postgres] [--route PATH] [--warmup W] [--seconds S] [--top N]`
@@ -7,13 +7,14 @@
 // `npm run build` and wrk, and Debian's postgresql for `--app postgres`).
 //
 // The app runs alone on the app core under `wrk -c16`; the window starts W seconds after its first
-// request (10 unless said) and lasts S (12). The profiler's own work is in the figures (V8's
-// sampler at 100 µs costs a few per cent), and the time is the main thread's: the agent's other
-// threads are not in a CPU profile (bench/pair.mjs counts them); with profiles on, V8 runs the
+// request (10 unless said) and lasts S (12). The profile's time is the main thread's; every
+// thread's CPU (V8's garbage collection helpers, its profiler's thread, libuv's) is printed beside
+// it, read from Linux's schedstat over the same seconds — this profiler's thread among them (V8
+// names every profiler's thread `v8:ProfEvntProc`). With profiles on, V8 runs the
 // agent's sampler and this one side by side. What it is for is the shares within one run: the
 // machine's speed moves between runs (docs/performance.md), so contenders' CPU is compared side by
 // side with bench/pair.mjs and bench/postgres-app.mjs, not by running this twice.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { frameOwner } from '../dist/src/report/frame-owner.js';
@@ -21,6 +22,9 @@ import { startPostgres } from '../dist/test/support/postgres.js';
 import { countOption } from './lib/args.mjs';
 import { launchApp } from './lib/app.mjs';
 import { BENCH, contenderOf, REPO } from './lib/contenders.mjs';
+import { LOAD_CORE } from './lib/cores.mjs';
+import { pinSelf } from './lib/proc.mjs';
+import { threadSchedstat } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { findWrk, wrk } from './lib/wrk.mjs';
 
@@ -43,6 +47,9 @@ if (!contender) throw new Error(`unknown contender ${id}; usage: ${USAGE}`);
 const bin = findWrk();
 if (!bin) throw new Error('wrk is not installed (apt-get install -y wrk)');
 
+// The runner and what it starts unpinned (PostgreSQL's server) off the app's core: a CPU profile
+// reads time as the main thread's whenever a sample finds it on a stack, preempted or not.
+pinSelf(LOAD_CORE);
 const dir = mkdtempSync(path.join(tmpdir(), 'route-profile-'));
 const file = path.join(dir, 'profile.json');
 const postgres = app === APPS.postgres ? await startPostgres() : undefined;
@@ -59,19 +66,46 @@ try {
   const { handle, url } = await launchApp(contender, app.file, { sinkUrl: sink.url, extraEnv, nodeFlags, timeoutMs: 120_000 });
   try {
     const written = handle.line(/^bench cpu profile written$/, (warmupSeconds + seconds + 30) * 1000);
-    await wrk(bin, `${url}${route}`, { connections: 16, seconds: warmupSeconds + seconds + 2 });
+    // Warm-up, then the measured load: the probe's window opens W seconds after the first request,
+    // as the second run starts, so the threads' CPU is read over the same seconds as the profile.
+    await wrk(bin, `${url}${route}`, { connections: 16, seconds: warmupSeconds });
+    const before = cpuByThread(handle.child.pid);
+    const load = await wrk(bin, `${url}${route}`, { connections: 16, seconds });
+    const after = cpuByThread(handle.child.pid);
     await written;
+    const { requests, profile } = JSON.parse(readFileSync(file, 'utf8'));
+    report(requests, selfTimes(profile), threadsPerRequest(before, after, load.requests));
   } finally {
     await handle.stop('SIGKILL');
   }
-  const { requests, profile } = JSON.parse(readFileSync(file, 'utf8'));
-  report(requests, selfTimes(profile));
 } finally {
   await sink.stop();
   await postgres?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(0);
+
+/** Nanoseconds on CPU of `pid`'s threads by name (Linux's `comm`), its main thread as `main thread`. */
+function cpuByThread(pid) {
+  const byName = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? 'main thread' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      byName.set(name, (byName.get(name) ?? 0) + threadSchedstat(pid, tid).runNs);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+
+/** µs a request each thread name spent on CPU between two readings, most first. */
+function threadsPerRequest(before, after, requests) {
+  return [...after]
+    .map(([name, ns]) => [name, (ns - (before.get(name) ?? 0)) / 1000 / requests])
+    .filter(([, micros]) => micros > 0)
+    .sort((a, b) => b[1] - a[1]);
+}
 
 /** Each profile node's self time in µs, keyed by its node; V8's `(idle)` (the thread waiting) left out. */
 function selfTimes(profile) {
@@ -93,7 +127,7 @@ function ownerName(name, url) {
   return owner.kind;
 }
 
-function report(requests, self) {
+function report(requests, self, threads) {
   const byOwner = new Map();
   const byFunction = new Map();
   let total = 0;
@@ -112,6 +146,8 @@ function report(requests, self) {
     `${contender.label} on ${route}: ${requests} requests in ${seconds} s, ${perRequest(total).trim()} µs of main-thread CPU a request\n\nby owner, µs a request:\n`,
   );
   for (const [owner, micros] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${perRequest(micros)}  ${owner}\n`);
+  process.stdout.write(`\nevery thread, from Linux's schedstat over the same seconds, µs a request:\n`);
+  for (const [name, micros] of threads) process.stdout.write(`${micros.toFixed(2).padStart(8)}  ${name}\n`);
   process.stdout.write('\nby function, µs a request:\n');
   for (const [fn, { owner, micros }] of [...byFunction].sort((a, b) => b[1].micros - a[1].micros).slice(0, top)) {
     process.stdout.write(`${perRequest(micros)}  ${fn}  (${owner})\n`);
