@@ -119,6 +119,7 @@ function selfTimes(profile) {
   return self;
 }
 
+/** Whose code a frame is, as the report's frameOwner reads it, named for this listing. */
 function ownerName(name, url) {
   const owner = frameOwner(name, url, path.join(REPO, 'dist'));
   if (owner.kind === 'agent') return owner.module === 'agent' ? 'pyro-run' : `pyro-run: ${owner.module}`;
@@ -143,7 +144,7 @@ function report(requests, self, threads) {
   }
   const perRequest = (micros) => (micros / requests).toFixed(2).padStart(8);
   process.stdout.write(
-    `${contender.label} on ${route}: ${requests} requests in ${seconds} s, ${perRequest(total).trim()} µs of main-thread CPU a request\n\nby owner, µs a request:\n`,
+    `${contender.label} on ${route}: ${requests} requests in ${seconds} s, ${perRequest(total).trim()} µs a request in the main thread's profile\n\nby owner, µs a request:\n`,
   );
   for (const [owner, micros] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${perRequest(micros)}  ${owner}\n`);
   process.stdout.write(`\nevery thread, from Linux's schedstat over the same seconds, µs a request:\n`);
