@@ -23,7 +23,7 @@
 // collections, and each origin's JavaScript. perf attaches as the load starts, so the first
 // phase misses its first tens of milliseconds.
 // Rounds interleave the contenders; tables show medians (min–max) over rounds.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launchApp } from './lib/app.mjs';
@@ -32,7 +32,7 @@ import { BIG_APP as APP, BIG_APP_CONTENDERS, BIG_APP_SHAPES } from './lib/big-ap
 import { BENCH, REPO } from './lib/contenders.mjs';
 import { interleave } from './lib/interleave.mjs';
 import { canPerf, mainThreadWork, recordPerf } from './lib/perf-work.mjs';
-import { threadSchedstat } from './lib/side-by-side.mjs';
+import { threadStats } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { summary } from './lib/stats.mjs';
 import { render, spread } from './lib/table.mjs';
@@ -107,16 +107,10 @@ function parseCompile(text, atMs) {
 /** Per thread group of `pid` (its main thread, V8's worker threads, the rest): ns on a CPU and ns runnable but waiting for one (Linux schedstat). */
 function threadTimes(pid) {
   const times = { main: { runNs: 0, waitNs: 0 }, v8Workers: { runNs: 0, waitNs: 0 }, other: { runNs: 0, waitNs: 0 } };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const { runNs, waitNs } = threadSchedstat(pid, tid);
-      const group = times[tid === String(pid) ? 'main' : comm === 'V8Worker' ? 'v8Workers' : 'other'];
-      group.runNs += runNs;
-      group.waitNs += waitNs;
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+  for (const { name, main, runNs, waitNs } of threadStats(pid)) {
+    const group = times[main ? 'main' : name === 'V8Worker' ? 'v8Workers' : 'other'];
+    group.runNs += runNs;
+    group.waitNs += waitNs;
   }
   return times;
 }

@@ -14,7 +14,7 @@
 // agent's sampler and this one side by side. What it is for is the shares within one run: the
 // machine's speed moves between runs (docs/performance.md), so contenders' CPU is compared side by
 // side with bench/pair.mjs and bench/postgres-app.mjs, not by running this twice.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { frameOwner } from '../dist/src/report/frame-owner.js';
@@ -24,7 +24,7 @@ import { launchApp } from './lib/app.mjs';
 import { BENCH, contenderOf, REPO } from './lib/contenders.mjs';
 import { LOAD_CORE } from './lib/cores.mjs';
 import { pinSelf } from './lib/proc.mjs';
-import { threadSchedstat } from './lib/side-by-side.mjs';
+import { threadStats } from './lib/side-by-side.mjs';
 import { startSink } from './lib/sink.mjs';
 import { findWrk, wrk } from './lib/wrk.mjs';
 
@@ -88,13 +88,9 @@ process.exit(0);
 /** Nanoseconds on CPU of `pid`'s threads by name (Linux's `comm`), its main thread as `main thread`. */
 function cpuByThread(pid) {
   const byName = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = tid === String(pid) ? 'main thread' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      byName.set(name, (byName.get(name) ?? 0) + threadSchedstat(pid, tid).runNs);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+  for (const { name, main, runNs } of threadStats(pid)) {
+    const key = main ? 'main thread' : name;
+    byName.set(key, (byName.get(key) ?? 0) + runNs);
   }
   return byName;
 }

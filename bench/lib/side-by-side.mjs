@@ -23,6 +23,23 @@ export function threadSchedstat(pid, tid) {
   return { runNs, waitNs };
 }
 
+/**
+ * The threads of `pid` as they are now: each one's name (Linux's `comm`), whether it is the main
+ * thread, and its schedstat; a thread that ends while being read is left out. Throws once `pid` is gone.
+ */
+export function threadStats(pid) {
+  const threads = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      threads.push({ name, main: tid === String(pid), ...threadSchedstat(pid, tid) });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads;
+}
+
 const threadCpuNs = (pid, tid) => threadSchedstat(pid, tid).runNs;
 
 /** Nanoseconds on CPU of every thread of `pid` (Linux schedstat); NaN where there is none. */
